@@ -1,0 +1,5 @@
+"""`python -m eaglelint` runs the command line."""
+
+from .cli import main
+
+main()

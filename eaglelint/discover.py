@@ -1,0 +1,100 @@
+"""From command-line paths to the list of Python files to check.
+
+Why careful walking: pre-commit and CI hand eaglelint arbitrary trees, with
+symlink loops, broken links and paths that do not exist; each becomes a per-path
+error and the walk goes on.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.util
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules"}
+
+
+@dataclass
+class Discovery:
+    files: list[Path] = field(default_factory=list)
+    errors: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def default_models_dir(cwd: Path | None = None) -> Path | None:
+    """`srt/models` of the importable sglang (located, never imported), else a checkout's."""
+    try:
+        spec = importlib.util.find_spec("sglang")
+    except (ImportError, ValueError):
+        spec = None
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        candidate = Path(location) / "srt" / "models"
+        if candidate.is_dir():
+            return candidate
+    cwd = cwd or Path.cwd()
+    for candidate in (cwd / "python/sglang/srt/models", cwd / "sglang/srt/models"):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def discover(paths: list[Path], exclude: list[str] = ()) -> Discovery:
+    out = Discovery()
+    seen: set[Path] = set()
+
+    def add(path: Path) -> None:
+        key = Path(os.path.abspath(path))
+        if key not in seen and not _excluded(key, exclude):
+            seen.add(key)
+            out.files.append(key)
+
+    for path in paths:
+        if path.is_symlink() and not path.exists():
+            out.errors.append((path, "broken symbolic link"))
+        elif path.is_file():
+            add(path)
+        elif path.is_dir():
+            for file in _walk(path, out.errors, exclude):
+                add(file)
+        elif not path.exists():
+            out.errors.append((path, "no such file or directory"))
+        else:
+            out.errors.append((path, "not a regular file or directory"))
+    return out
+
+
+def _excluded(path: Path, patterns: list[str]) -> bool:
+    text = path.as_posix()
+    return any(
+        fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(path.name, pat) or fnmatch.fnmatch(text, f"*/{pat}")
+        for pat in patterns
+    )
+
+
+def _walk(root: Path, errors: list[tuple[Path, str]], exclude: list[str]):
+    """Python files under root, sorted, following directory links once each."""
+    visited: set[str] = set()
+
+    def on_error(exc: OSError) -> None:
+        errors.append((Path(exc.filename or root), exc.strerror or str(exc)))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in visited:
+            errors.append((Path(dirpath), "directory symlink loop (already visited)"))
+            dirnames[:] = []
+            continue
+        visited.add(real)
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in SKIP_DIRS and not d.startswith(".") and not _excluded(Path(dirpath, d), exclude)
+        )
+        for name in sorted(filenames):
+            if not name.endswith(".py"):
+                continue
+            file = Path(dirpath, name)
+            if file.is_symlink() and not file.exists():
+                errors.append((file, "broken symbolic link"))
+            else:
+                yield file

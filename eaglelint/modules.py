@@ -1,0 +1,96 @@
+"""The module index: where an import points on disk, and each module's summary, parsed lazily.
+
+Why on disk and not through importlib: eaglelint never imports scanned code, and
+SGLang's `sglang/srt` is a namespace package (no `__init__.py`), so the import root
+is found by searching upward from the importing file for the directory that holds
+the imported module path. Only imports inside the file's own top-level package (or
+siblings of the file) are followed: torch, transformers and friends stay opaque.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .sources import SourceError, decode_source, parse_source, read_source
+from .summary import ModuleSummary, summarize
+
+
+class Project:
+    def __init__(self) -> None:
+        self._summaries: dict[Path, ModuleSummary | None] = {}
+        self.errors: dict[Path, str] = {}
+        self._lookups: dict[tuple[Path, str], Path | None] = {}
+        self.parsed: list[Path] = []
+
+    def summary(self, path: Path, raw: bytes | None = None) -> ModuleSummary | None:
+        """Summary of a .py file, or None (reason in `errors`) when it cannot be parsed.
+
+        `raw` is the file's content when the caller has already read it.
+        """
+        path = Path(os.path.abspath(path))
+        if path not in self._summaries:
+            self._summaries[path] = self._load(path, raw)
+        return self._summaries[path]
+
+    def _load(self, path: Path, raw: bytes | None) -> ModuleSummary | None:
+        try:
+            src = read_source(path) if raw is None else decode_source(path, raw)
+            tree = parse_source(src)
+            self.parsed.append(path)
+            return summarize(tree, src.text, str(path))
+        except SourceError as exc:
+            self.errors[path] = str(exc)
+        except RecursionError:
+            self.errors[path] = "code is nested too deeply to analyse"
+        return None
+
+    def resolve_module(self, module: str, from_path: Path) -> Path | None:
+        """File (`x.py`, `pkg/__init__.py`) or namespace directory that `module` names.
+
+        `module` may be relative (leading dots), as written in a `from` import.
+        """
+        key = (from_path.parent, module)
+        if key not in self._lookups:
+            self._lookups[key] = self._find(module, from_path)
+        return self._lookups[key]
+
+    def _find(self, module: str, from_path: Path) -> Path | None:
+        level = len(module) - len(module.lstrip("."))
+        parts = [p for p in module[level:].split(".") if p]
+        if level:
+            base = from_path.parent
+            for _ in range(level - 1):
+                base = base.parent
+            found = _locate(base, parts)
+            return found if found is not None or parts else base
+        if not parts:
+            return None
+        roots = [from_path.parent]
+        roots += [a.parent for a in from_path.parents if a.name == parts[0]]
+        for root in roots:
+            found = _locate(root, parts)
+            if found is not None:
+                return found
+        return None
+
+    def submodule(self, package: Path, name: str) -> Path | None:
+        """`package.name` where package is a module location from resolve_module."""
+        directory = package.parent if package.name == "__init__.py" else package
+        if not directory.is_dir():
+            return None
+        return _locate(directory, [name])
+
+
+def _locate(base: Path, parts: list[str]) -> Path | None:
+    target = base.joinpath(*parts) if parts else base
+    if parts:
+        as_file = target.with_name(target.name + ".py")
+        if as_file.is_file():
+            return as_file
+    init = target / "__init__.py"
+    if init.is_file():
+        return init
+    if target.is_dir() and parts:
+        return target
+    return None

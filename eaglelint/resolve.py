@@ -1,0 +1,268 @@
+"""Cross-module resolution: what a symbolic `Ref` denotes, and which methods a class has.
+
+Why a small evaluator of its own: the questions are narrow (which class does
+`self.language_model` hold, which bases does a class have, where is a method
+defined) and must be answered without importing the scanned code. Every answer is
+either a concrete class/function/module or an `Unknown` that says why, so the checker
+can report "could not resolve" instead of guessing or going silent.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from pathlib import Path
+
+from .modules import Project
+from .summary import ClassInfo, FunctionInfo, ModuleSummary, Ref
+
+MAX_DEPTH = 24
+
+
+@dataclass(frozen=True)
+class ClassEntity:
+    path: str
+    qualname: str
+
+
+@dataclass(frozen=True)
+class FunctionEntity:
+    path: str
+    name: str
+    defined_in: str | None = None  # class qualname for a method
+    bound: ClassEntity | None = None  # the class `self` stands for
+
+
+@dataclass(frozen=True)
+class ModuleEntity:
+    location: Path
+
+
+@dataclass(frozen=True)
+class InstanceEntity:
+    cls: ClassEntity
+
+
+@dataclass(frozen=True)
+class SeqEntity:
+    path: str
+    owner: ClassEntity | None
+    items: tuple[Ref, ...]
+
+
+@dataclass(frozen=True)
+class Unknown:
+    reason: str
+
+
+Entity = ClassEntity | FunctionEntity | ModuleEntity | InstanceEntity | SeqEntity | Unknown
+
+
+@dataclass(frozen=True)
+class Member:
+    """Where a class gets a name from: the defining class and the line."""
+
+    owner: ClassEntity
+    line: int
+    function: FunctionInfo | None
+
+
+class Resolver:
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self._memo: dict[tuple, list[Entity]] = {}
+        self._mro: dict[ClassEntity, list[ClassEntity]] = {}
+
+    # -- lookups -----------------------------------------------------------
+    def module(self, path: str) -> ModuleSummary | None:
+        return self.project.summary(Path(path))
+
+    def info(self, cls: ClassEntity) -> ClassInfo:
+        mod = self.module(cls.path)
+        assert mod is not None
+        return mod.classes[cls.qualname]
+
+    def evaluate(self, ref: Ref, path: str, owner: ClassEntity | None = None, depth: int = 0) -> list[Entity]:
+        key = (ref, path, owner)
+        if key in self._memo:
+            return self._memo[key]
+        if depth > MAX_DEPTH:
+            return [Unknown("resolution too deep (cycle?)")]
+        self._memo[key] = [Unknown("circular definition")]
+        result = _dedupe(self._evaluate(ref, path, owner, depth + 1))
+        self._memo[key] = result
+        return result
+
+    def _evaluate(self, ref: Ref, path: str, owner: ClassEntity | None, depth: int) -> list[Entity]:
+        kind = ref.kind
+        if kind == "name":
+            return self.lookup(path, ref.name, depth)
+        if kind == "import":
+            return self._import(ref, path, depth)
+        if kind == "attr":
+            return [m for base in self.evaluate(ref.args[0], path, owner, depth) for m in self.member(base, ref.name, depth)]
+        if kind == "call":
+            return [r for f in self.evaluate(ref.args[0], path, owner, depth) for r in self._call(f, depth)]
+        if kind == "item":
+            out: list[Entity] = []
+            for seq in self.evaluate(ref.args[0], path, owner, depth):
+                if isinstance(seq, SeqEntity):
+                    for item in seq.items:
+                        out.extend(self.evaluate(item, seq.path, seq.owner, depth))
+                elif isinstance(seq, Unknown):
+                    out.append(seq)
+                else:
+                    out.append(Unknown("subscript of something that is not a literal container"))
+            return out
+        if kind == "seq":
+            return [SeqEntity(path, owner, ref.args)]
+        if kind == "self":
+            if owner is None:
+                return [Unknown(f"self.{ref.name} outside a class")]
+            return self._self_attr(owner, ref.name, depth)
+        if kind == "const":
+            return []
+        return [Unknown(ref.name or "expression eaglelint cannot follow")]
+
+    def lookup(self, path: str, name: str, depth: int = 0) -> list[Entity]:
+        mod = self.module(path)
+        if mod is None:
+            return [Unknown(f"{Path(path).name} cannot be parsed")]
+        bindings = mod.names.get(name)
+        if not bindings:
+            if hasattr(builtins, name):
+                return [Unknown(f"builtin {name}")]
+            return [Unknown(f"'{name}' is not defined in {Path(path).name}")]
+        out: list[Entity] = []
+        for ref in bindings:
+            if ref.kind == "class":
+                out.append(ClassEntity(path, ref.name))
+            elif ref.kind == "function":
+                out.append(FunctionEntity(path, ref.name))
+            else:
+                out.extend(self.evaluate(ref, path, None, depth))
+        return out
+
+    def _import(self, ref: Ref, path: str, depth: int) -> list[Entity]:
+        location = self.project.resolve_module(ref.name, Path(path))
+        if location is None:
+            return [Unknown(f"module {ref.name} is outside the scanned tree")]
+        module = ModuleEntity(location)
+        return self.member(module, ref.attr, depth) if ref.attr else [module]
+
+    def member(self, base: Entity, name: str, depth: int = 0) -> list[Entity]:
+        if isinstance(base, Unknown):
+            return [base]
+        if isinstance(base, ModuleEntity):
+            loc = base.location
+            if loc.suffix == ".py":
+                mod = self.module(str(loc))
+                if mod is not None and name in mod.names:
+                    return self.lookup(str(loc), name, depth)
+            sub = self.project.submodule(loc, name)
+            if sub is not None:
+                return [ModuleEntity(sub)]
+            return [Unknown(f"{loc.name} has no '{name}'")]
+        if isinstance(base, (ClassEntity, InstanceEntity)):
+            cls = base.cls if isinstance(base, InstanceEntity) else base
+            found = self.find_member(cls, name)
+            if found is None:
+                nested = f"{cls.qualname}.{name}"
+                mod = self.module(cls.path)
+                if mod is not None and nested in mod.classes:
+                    return [ClassEntity(cls.path, nested)]
+                return [Unknown(f"{cls.qualname} has no '{name}'")]
+            if found.function is not None:
+                return [FunctionEntity(found.owner.path, name, found.owner.qualname, cls)]
+            _, refs = self.info(found.owner).attrs[name]
+            return [e for r in refs for e in self.evaluate(r, found.owner.path, cls, depth)]
+        return [Unknown(f"attribute '{name}' of a {type(base).__name__}")]
+
+    def _call(self, callee: Entity, depth: int) -> list[Entity]:
+        if isinstance(callee, ClassEntity):
+            return [InstanceEntity(callee)]
+        if isinstance(callee, FunctionEntity):
+            fn = self.function(callee)
+            if fn is None:
+                return [Unknown(f"cannot read {callee.name}")]
+            if not fn.returns:
+                return [Unknown(f"{callee.name}() returns nothing eaglelint can follow")]
+            return [e for r in fn.returns for e in self.evaluate(r, callee.path, callee.bound, depth)]
+        if isinstance(callee, Unknown):
+            return [callee]
+        return [Unknown(f"call of a {type(callee).__name__}")]
+
+    def function(self, fn: FunctionEntity) -> FunctionInfo | None:
+        mod = self.module(fn.path)
+        if mod is None:
+            return None
+        if fn.defined_in is None:
+            return mod.functions.get(fn.name)
+        return mod.classes[fn.defined_in].methods.get(fn.name)
+
+    def _self_attr(self, owner: ClassEntity, name: str, depth: int) -> list[Entity]:
+        if self.find_member(owner, name) is not None:
+            return self.member(owner, name, depth)
+        for cls in self.mro(owner):
+            assigns = self.info(cls).self_assigns.get(name)
+            if assigns:
+                return [e for a in assigns for v in a.values for e in self.evaluate(v, cls.path, owner, depth)]
+        return [Unknown(f"self.{name} is never assigned in {owner.qualname}")]
+
+    # -- classes -----------------------------------------------------------
+    def bases(self, cls: ClassEntity) -> tuple[list[ClassEntity], list[str]]:
+        """Resolved base classes, and the reasons for the ones that stay opaque."""
+        resolved: list[ClassEntity] = []
+        opaque: list[str] = []
+        for ref in self.info(cls).bases:
+            for ent in self.evaluate(ref, cls.path, None):
+                if isinstance(ent, ClassEntity):
+                    if ent != cls and ent not in resolved:
+                        resolved.append(ent)
+                elif isinstance(ent, Unknown):
+                    opaque.append(ent.reason)
+        return resolved, opaque
+
+    def mro(self, cls: ClassEntity) -> list[ClassEntity]:
+        """C3 linearisation over the bases eaglelint can see (opaque bases dropped)."""
+        if cls in self._mro:
+            return self._mro[cls]
+        self._mro[cls] = [cls]  # guards inheritance cycles through imports
+        bases, _ = self.bases(cls)
+        self._mro[cls] = [cls] + _c3([self.mro(b) for b in bases] + [bases])
+        return self._mro[cls]
+
+    def find_member(self, cls: ClassEntity, name: str) -> Member | None:
+        for c in self.mro(cls):
+            info = self.info(c)
+            if name in info.methods:
+                return Member(c, info.methods[name].line, info.methods[name])
+            if name in info.attrs:
+                return Member(c, info.attrs[name][0], None)
+        return None
+
+
+def _c3(seqs: list[list[ClassEntity]]) -> list[ClassEntity]:
+    seqs = [list(s) for s in seqs if s]
+    out: list[ClassEntity] = []
+    while seqs:
+        for seq in seqs:
+            head = seq[0]
+            if not any(head in s[1:] for s in seqs):
+                break
+        else:  # inconsistent hierarchy: fall back to depth-first order
+            head = seqs[0][0]
+        out.append(head)
+        seqs = [[c for c in s if c != head] for s in seqs]
+        seqs = [s for s in seqs if s]
+    return out
+
+
+def _dedupe(entities: list[Entity]) -> list[Entity]:
+    seen: set = set()
+    out = []
+    for e in entities:
+        if e not in seen:
+            seen.add(e)
+            out.append(e)
+    return out

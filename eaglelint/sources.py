@@ -1,0 +1,68 @@
+"""Reading and parsing one file, turning every way it can fail into a per-file reason.
+
+Why a module of its own: a linter that runs on strangers' pull requests meets
+Latin-1 files, BOMs, NUL bytes, vanished files and pathological nesting; each must
+become a message for that file, never a traceback that stops the run.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class SourceError(Exception):
+    """A file that cannot be read or parsed; str() is the reason shown to the user."""
+
+
+@dataclass(frozen=True)
+class Source:
+    path: Path
+    raw: bytes
+    text: str
+    encoding: str
+
+
+def read_source(path: Path) -> Source:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SourceError("file disappeared or does not exist") from None
+    except IsADirectoryError:
+        raise SourceError("is a directory") from None
+    except PermissionError:
+        raise SourceError("permission denied") from None
+    except OSError as exc:
+        raise SourceError(f"cannot read: {exc.strerror or exc}") from None
+    return decode_source(path, raw)
+
+
+def decode_source(path: Path, raw: bytes) -> Source:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError as exc:
+        raise SourceError(f"bad encoding declaration: {exc.msg}") from None
+    try:
+        text = raw.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise SourceError(f"cannot decode as {encoding}: {exc}") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return Source(path, raw, text, encoding)
+
+
+def parse_source(src: Source) -> ast.Module:
+    if "\x00" in src.text:
+        raise SourceError("contains NUL bytes (binary data?)")
+    try:
+        return ast.parse(src.text, filename=str(src.path))
+    except SyntaxError as exc:
+        where = f"line {exc.lineno}: " if exc.lineno else ""
+        raise SourceError(f"syntax error: {where}{exc.msg}") from None
+    except (RecursionError, MemoryError):
+        raise SourceError("code is nested too deeply to parse") from None
+    except ValueError as exc:
+        raise SourceError(f"cannot parse: {exc}") from None

@@ -1,0 +1,408 @@
+"""Per-module summaries: all that later stages need from one file, taken in one `ast` pass.
+
+Why plain `ast` and not astroid trees: a summary is small, plain data (so it can be
+cached and compared), costs one parse, and never executes or imports the code it
+describes. Expressions that later stages must evaluate across modules (a wrapped
+class, a base class, what a helper returns) are kept as symbolic `Ref`s; names local
+to a function are substituted here, while the function's scope is at hand.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+# Ref kinds: name (a global of the module), import (module + attr), attr (attribute
+# of another ref), call (result of calling a ref), item (an element of a container),
+# self (an attribute of `self`), seq (a literal container), const, unknown (why).
+Ref_KINDS = ("name", "import", "attr", "call", "item", "self", "seq", "const", "unknown")
+MAX_EXPANSION = 64
+
+
+@dataclass(frozen=True)
+class Ref:
+    kind: str
+    name: str = ""
+    attr: str = ""
+    args: tuple[Ref, ...] = ()
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str  # posonly | pos | vararg | kwonly | varkw
+    annotation: str | None = None
+    default: str | None = None
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    name: str
+    line: int
+    params: tuple[Param, ...]
+    returns_value: bool
+    returns: tuple[Ref, ...] = ()
+    decorators: tuple[str, ...] = ()
+    return_annotation: str | None = None
+    is_async: bool = False
+    # Free names that the signature (annotations, defaults) uses: a fix that copies
+    # the signature into another file must import them there.
+    signature_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class WrapperAssign:
+    line: int
+    values: tuple[Ref, ...]
+
+
+@dataclass
+class ClassInfo:
+    name: str  # qualified within the module: Outer.Inner for nested classes
+    line: int
+    column: int
+    end_line: int
+    bases: tuple[Ref, ...]
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    attrs: dict[str, tuple[int, tuple[Ref, ...]]] = field(default_factory=dict)
+    # attribute name -> every `self.<attr> = value` in any method
+    self_assigns: dict[str, list[WrapperAssign]] = field(default_factory=dict)
+    # attributes that `__getattr__` forwards unknown names to
+    getattr_forwards: tuple[str, ...] = ()
+
+
+@dataclass
+class ModuleSummary:
+    path: str
+    # every binding of a module-level name: classes and functions as Ref("class"/"function")
+    names: dict[str, list[Ref]] = field(default_factory=dict)
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    entry_classes: tuple[str, ...] = ()
+
+
+def summarize(tree: ast.Module, source: str, path: str) -> ModuleSummary:
+    """Summarise a parsed module. `source` is used for exact annotation/default text."""
+    mod = ModuleSummary(path=path)
+    _Summarizer(mod, source).module(tree)
+    return mod
+
+
+class _Lines:
+    """Exact source text of a node; ast.get_source_segment re-splits the file on every call."""
+
+    def __init__(self, source: str):
+        self.lines = _split_lines(source)
+
+    def segment(self, node: ast.AST | None) -> str | None:
+        if node is None:
+            return None
+        try:
+            first, last = node.lineno - 1, node.end_lineno - 1
+            if first == last:
+                return self.lines[first].encode()[node.col_offset : node.end_col_offset].decode()
+            parts = [self.lines[first].encode()[node.col_offset :].decode()]
+            parts += self.lines[first + 1 : last]
+            parts.append(self.lines[last].encode()[: node.end_col_offset].decode())
+            return "".join(parts)
+        except (AttributeError, TypeError, IndexError, UnicodeDecodeError):
+            return ast.unparse(node)
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def _split_lines(source: str) -> list[str]:
+    """Lines with their endings, split only at \\r, \\n and \\r\\n, as the tokenizer does."""
+    return _LINE.findall(source)
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _walk_local(body: list[ast.stmt]):
+    """Walk statements of a scope without entering nested functions or classes."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.append(child)
+
+
+class _Scope:
+    """Local bindings of one function: name -> the expressions (or refs) bound to it."""
+
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | None):
+        self.exprs: dict[str, list[ast.AST | Ref]] = {}
+        if fn is None:
+            return
+        a = fn.args
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+            if arg is not None and arg.arg != "self":
+                self.exprs[arg.arg] = [Ref("unknown", f"parameter '{arg.arg}'")]
+        for node in _walk_local(fn.body):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._bind(target, node.value)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+                self._bind(node.target, node.value)
+            elif isinstance(node, ast.NamedExpr):
+                self._bind(node.target, node.value)
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                self._bind(node.target, None)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        self._bind(item.optional_vars, None)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for local, ref in _import_bindings(node):
+                    self.exprs.setdefault(local, []).append(ref)
+
+    def _bind(self, target: ast.AST, value: ast.AST | None) -> None:
+        if isinstance(target, ast.Name):
+            bound = value if value is not None else Ref("unknown", f"loop variable '{target.id}'")
+            self.exprs.setdefault(target.id, []).append(bound)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self._bind(elt, None)
+
+
+def _import_bindings(node: ast.Import | ast.ImportFrom):
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                yield alias.asname, Ref("import", alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                yield top, Ref("import", top)
+    else:
+        module = "." * node.level + (node.module or "")
+        for alias in node.names:
+            if alias.name != "*":
+                yield alias.asname or alias.name, Ref("import", module, alias.name)
+
+
+class _Summarizer:
+    def __init__(self, mod: ModuleSummary, source: str):
+        self.mod = mod
+        self.lines = _Lines(source)
+
+    # -- expressions -> refs -------------------------------------------------
+    def refs(self, node: ast.AST, scope: _Scope | None, seen: frozenset = frozenset()) -> list[Ref]:
+        if isinstance(node, Ref):
+            return [node]
+        if isinstance(node, ast.Name):
+            if scope is not None and node.id in scope.exprs:
+                if node.id in seen:
+                    return []
+                out: list[Ref] = []
+                for bound in scope.exprs[node.id]:
+                    out.extend(self.refs(bound, scope, seen | {node.id}))
+                return out[:MAX_EXPANSION]
+            return [Ref("name", node.id)]
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id == "self":
+                return [Ref("self", node.attr)]
+            return [Ref("attr", node.attr, args=(b,)) for b in self.refs(node.value, scope, seen)]
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
+                return [Ref("item", args=(b,)) for b in self.refs(func.value, scope, seen)]
+            return [Ref("call", args=(c,)) for c in self.refs(func, scope, seen)]
+        if isinstance(node, ast.Subscript):
+            return [Ref("item", args=(b,)) for b in self.refs(node.value, scope, seen)]
+        if isinstance(node, ast.Dict):
+            return [Ref("seq", args=tuple(r for v in node.values for r in self.refs(v, scope, seen)))]
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return [Ref("seq", args=tuple(r for v in node.elts for r in self.refs(v, scope, seen)))]
+        if isinstance(node, ast.IfExp):
+            return self.refs(node.body, scope, seen) + self.refs(node.orelse, scope, seen)
+        if isinstance(node, ast.BoolOp):
+            return [r for v in node.values for r in self.refs(v, scope, seen)]
+        if isinstance(node, ast.NamedExpr):
+            return self.refs(node.value, scope, seen)
+        if isinstance(node, ast.Constant):
+            return [Ref("const", repr(node.value)[:40])]
+        return [Ref("unknown", f"{type(node).__name__} expression at line {node.lineno}")]
+
+    # -- statements ----------------------------------------------------------
+    def module(self, tree: ast.Module) -> None:
+        for node in _walk_local(tree.body):
+            self.toplevel(node)
+            if isinstance(node, ast.ClassDef):
+                self.classdef(node, prefix="")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.mod.functions[node.name] = self.function(node)
+
+    def bind(self, name: str, ref: Ref) -> None:
+        self.mod.names.setdefault(name, []).append(ref)
+
+    def toplevel(self, node: ast.AST) -> None:
+        """Module-level bindings, also inside if/try/with blocks (import fallbacks)."""
+        if isinstance(node, ast.ClassDef):
+            self.bind(node.name, Ref("class", node.name))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.bind(node.name, Ref("function", node.name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for local, ref in _import_bindings(node):
+                self.bind(local, ref)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    for ref in self.refs(node.value, None):
+                        self.bind(target.id, ref)
+                    if target.id == "EntryClass":
+                        self.mod.entry_classes = self.entry_names(node.value)
+
+    @staticmethod
+    def entry_names(value: ast.AST) -> tuple[str, ...]:
+        elts = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+        return tuple(d for d in (_dotted(e) for e in elts) if d)
+
+    def classdef(self, node: ast.ClassDef, prefix: str) -> None:
+        qualname = prefix + node.name
+        info = ClassInfo(
+            name=qualname,
+            line=node.lineno,
+            column=node.col_offset + 1,
+            end_line=node.end_lineno or node.lineno,
+            bases=tuple(r for b in node.bases for r in self.refs(b, None)),
+        )
+        self.mod.classes[qualname] = info
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                fn = self.function(stmt)
+                info.methods[stmt.name] = fn
+                self.self_assigns(stmt, info)
+                if stmt.name == "__getattr__":
+                    info.getattr_forwards = _getattr_targets(stmt)
+            elif isinstance(stmt, ast.ClassDef):
+                self.classdef(stmt, prefix=f"{qualname}.")
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        info.attrs[target.id] = (stmt.lineno, tuple(self.refs(stmt.value, None)))
+
+    def self_assigns(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ClassInfo) -> None:
+        scope: _Scope | None = None
+        for node in _walk_local(fn.body):
+            if isinstance(node, ast.Assign):
+                pairs = [(t, node.value) for t in node.targets]
+            elif isinstance(node, ast.AnnAssign):
+                pairs = [(node.target, node.value if node.value is not None else node.annotation)]
+            else:
+                continue
+            for target, value in pairs:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    if scope is None:
+                        scope = _Scope(fn)
+                    values = self.refs(value, scope)
+                    if isinstance(node, ast.AnnAssign) and node.value is not None:
+                        # `self.lm: Cls = make()` -- the annotation names a candidate too
+                        values += [Ref("call", args=(r,)) for r in self.refs(node.annotation, None)]
+                    if isinstance(node, ast.AnnAssign) and node.value is None:
+                        values = [Ref("call", args=(r,)) for r in values]
+                    info.self_assigns.setdefault(target.attr, []).append(
+                        WrapperAssign(node.lineno, tuple(values[:MAX_EXPANSION]))
+                    )
+
+    def function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionInfo:
+        params, names = self.params(fn.args)
+        if fn.returns is not None:
+            names |= _free_names(fn.returns)
+        returns: list[Ref] = []
+        returns_value = False
+        return_nodes = [n for n in _walk_local(fn.body) if isinstance(n, ast.Return)]
+        if return_nodes:
+            scope = _Scope(fn)
+            for ret in return_nodes:
+                if ret.value is not None and not (
+                    isinstance(ret.value, ast.Constant) and ret.value.value is None
+                ):
+                    returns_value = True
+                    returns.extend(self.refs(ret.value, scope))
+        return FunctionInfo(
+            name=fn.name,
+            line=fn.lineno,
+            params=params,
+            returns_value=returns_value,
+            returns=tuple(returns[:MAX_EXPANSION]),
+            decorators=tuple(self.lines.segment(d) or "" for d in fn.decorator_list),
+            return_annotation=self.lines.segment(fn.returns),
+            is_async=isinstance(fn, ast.AsyncFunctionDef),
+            signature_names=tuple(sorted(names)),
+        )
+
+    def params(self, a: ast.arguments) -> tuple[tuple[Param, ...], set[str]]:
+        out: list[Param] = []
+        names: set[str] = set()
+        positional = [*a.posonlyargs, *a.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+        for i, (arg, default) in enumerate(zip(positional, defaults)):
+            kind = "posonly" if i < len(a.posonlyargs) else "pos"
+            out.append(self.param(arg, kind, default, names))
+        if a.vararg is not None:
+            out.append(self.param(a.vararg, "vararg", None, names))
+        for arg, default in zip(a.kwonlyargs, a.kw_defaults):
+            out.append(self.param(arg, "kwonly", default, names))
+        if a.kwarg is not None:
+            out.append(self.param(a.kwarg, "varkw", None, names))
+        return tuple(out), names
+
+    def param(self, arg: ast.arg, kind: str, default: ast.expr | None, names: set[str]) -> Param:
+        for node in (arg.annotation, default):
+            if node is not None:
+                names |= _free_names(node)
+        return Param(arg.arg, kind, self.lines.segment(arg.annotation), self.lines.segment(default))
+
+
+def _free_names(node: ast.AST) -> set[str]:
+    """Names an expression reads; string annotations are parsed too ("torch.Tensor")."""
+    names: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            names.add(sub.id)
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            try:
+                names |= _free_names(ast.parse(sub.value, mode="eval"))
+            except (SyntaxError, ValueError, RecursionError):
+                pass
+    return names
+
+
+def _getattr_targets(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+    """Attributes of self that `__getattr__` forwards to: getattr(self.X, name)."""
+    params = [a.arg for a in fn.args.args]
+    name_param = params[1] if len(params) > 1 else None
+    found = []
+    for node in _walk_local(fn.body):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Attribute)
+            and isinstance(node.args[0].value, ast.Name)
+            and node.args[0].value.id == "self"
+            and isinstance(node.args[1], ast.Name)
+            and node.args[1].id == name_param
+        ):
+            found.append(node.args[0].attr)
+    return tuple(found)

@@ -1,0 +1,65 @@
+"""Real SGLang releases: fetched from the package registry, cached, never committed.
+
+Why a script of its own: the README's main job, the release tests and the
+benchmark all need the same cached trees.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+# The 0.5.23 wheel is built per platform; ask for the one CI's Python can read.
+PLATFORM_ARGS = [
+    "--only-binary=:all:", "--implementation", "cp", "--python-version", "3.11",
+    "--platform", "manylinux_2_34_x86_64", "--platform", "manylinux2014_x86_64",
+]
+
+
+def cache_root() -> Path:
+    base = os.environ.get("EAGLELINT_RELEASES")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg) / "eaglelint" / "releases"
+
+
+def release_root(version: str) -> Path:
+    """A directory holding `sglang/` of that release (the import root)."""
+    root = cache_root() / f"sglang-{version}"
+    marker = root / ".complete"
+    if marker.is_file():
+        return root
+    wheels = cache_root() / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    found = sorted(wheels.glob(f"sglang-{version}-*.whl"))
+    if not found:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(wheels),
+               *PLATFORM_ARGS, f"sglang=={version}"]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        found = sorted(wheels.glob(f"sglang-{version}-*.whl"))
+        if done.returncode != 0 or not found:
+            raise RuntimeError(f"cannot fetch sglang=={version}: {done.stderr[-2000:]}")
+    tmp = root.with_name(root.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    with zipfile.ZipFile(found[0]) as zf:
+        members = [m for m in zf.namelist() if m.startswith("sglang/") and m.endswith(".py")]
+        zf.extractall(tmp, members)
+    shutil.rmtree(root, ignore_errors=True)
+    tmp.rename(root)
+    marker.touch()
+    return root
+
+
+def models_dir(version: str) -> Path:
+    return release_root(version) / "sglang" / "srt" / "models"
+
+
+if __name__ == "__main__":
+    # `python scripts/fetch_sglang.py 0.5.9` prints the cached models folder of that release.
+    for version in sys.argv[1:] or ["0.5.23"]:
+        print(models_dir(version))

@@ -13,7 +13,10 @@ import click
 from rich.console import Console
 
 from . import __version__
-from .checker import CheckOptions, CheckResult, check_files, file_error
+from .checker import CheckOptions, CheckResult, check_files, display_path, file_error
+from .delegation import STYLES
+from .fix import FixError, plan_fixes, write_fix
+from .modules import Project
 from .discover import default_models_dir, discover
 from .interfaces import RulesError, load_codes, select_interfaces
 from .report import write_json, write_text
@@ -41,7 +44,7 @@ def _paths(paths: tuple[Path, ...]) -> list[Path]:
 
 
 def run_check(paths: tuple[Path, ...], interface: tuple[str, ...], wrapper_attribute: tuple[str, ...],
-              select: tuple[str, ...], ignore: tuple[str, ...]) -> CheckResult:
+              select: tuple[str, ...], ignore: tuple[str, ...], project: Project | None = None) -> CheckResult:
     try:
         interfaces = select_interfaces(_split(interface) or None)
     except RulesError as exc:
@@ -54,7 +57,7 @@ def run_check(paths: tuple[Path, ...], interface: tuple[str, ...], wrapper_attri
     if not found.files and found.errors:
         raise UsageProblem("nothing to check: " + "; ".join(f"{p}: {r}" for p, r in found.errors))
     attrs = tuple(_split(wrapper_attribute)) or ("language_model",)
-    result = check_files(found.files, CheckOptions(tuple(interfaces), attrs))
+    result = check_files(found.files, CheckOptions(tuple(interfaces), attrs), project)
     result.findings[:0] = [file_error(p, r) for p, r in found.errors]
     keep, drop = set(_split(select)), set(_split(ignore))
     result.findings = [
@@ -119,6 +122,64 @@ def check(paths, interface, wrapper_attribute, select, ignore, output_format, qu
     else:
         write_text(result.findings, Console(soft_wrap=True), quiet=quiet, statistics=statistics)
     sys.exit(0 if exit_zero or not result.findings else 1)
+
+
+@cli.command()
+@common
+@click.option("--write", is_flag=True, help="Apply the fixes to the files.")
+@click.option("--diff", "show_diff", is_flag=True, help="Only print a unified diff (the default without --write).")
+@click.option("--style", type=click.Choice(STYLES), default="guard", show_default=True,
+              help="guard: hasattr guard, raising AttributeError where a value is returned; "
+                   "raise: guard that always raises; plain: call without a guard.")
+def fix(paths, interface, wrapper_attribute, select, ignore, write, show_diff, style):
+    """Write delegating methods for every fixable finding.
+
+    Without --write nothing changes and a unified diff is printed. Files are
+    written only if the result parses, atomically, keeping encoding, line endings
+    and indentation; the rest of each file is left byte-for-byte as it was.
+
+    \b
+    Examples:
+      eaglelint fix python/sglang/srt/models            # show the diff
+      eaglelint fix python/sglang/srt/models --write
+    """
+    if write and show_diff:
+        raise UsageProblem("--write and --diff exclude each other")
+    project = Project()
+    result = run_check(paths, interface, wrapper_attribute, select, ignore, project)
+    plan = plan_fixes(result.findings, project, style)
+    console = Console(soft_wrap=True, stderr=not write)
+    if not write:
+        for file_fix in plan.files:
+            sys.stdout.write(file_fix.diff(display_path(file_fix.path)))
+        methods = sum(len(f.added) for f in plan.files)
+        console.print(f"Would add {methods} method{'s' if methods != 1 else ''} in {len(plan.files)} file"
+                      f"{'s' if len(plan.files) != 1 else ''}; run with --write to apply.", highlight=False)
+        _print_left(console, plan.left)
+        sys.exit(1 if result.findings else 0)
+    failed = []
+    for file_fix in plan.files:
+        try:
+            write_fix(file_fix)
+        except FixError as exc:
+            failed.append((file_fix, str(exc)))
+            console.print(f"[red]not written[/] {display_path(file_fix.path)}: {exc}", highlight=False)
+    written = [f for f in plan.files if f not in [x for x, _ in failed]]
+    methods = sum(len(f.added) for f in written)
+    console.print(f"Added {methods} method{'s' if methods != 1 else ''} in {len(written)} file"
+                  f"{'s' if len(written) != 1 else ''}.", highlight=False)
+    remaining = run_check(paths, interface, wrapper_attribute, select, ignore).findings
+    still = {(f.path, f.class_name, f.code, f.method) for f in remaining}
+    _print_left(console, [(f, why) for f, why in plan.left if (f.path, f.class_name, f.code, f.method) in still])
+    sys.exit(1 if remaining else 0)
+
+
+def _print_left(console: Console, left) -> None:
+    if left:
+        console.print(f"{len(left)} finding{'s' if len(left) != 1 else ''} left without an automatic fix:")
+        for f, reason in left:
+            console.print(f"  {f.path}:{f.line}:{f.column} {f.code} {f.class_name}"
+                          f"{'.' + f.method if f.method else ''}: {reason}", highlight=False)
 
 
 @cli.command("rules")

@@ -1,0 +1,247 @@
+"""Turn fixable findings into file edits, and write them without ever corrupting a file.
+
+Edits are line-based: new methods are inserted at the end of the class body and
+import lines are merged or added; every other byte of the file is kept (encoding,
+BOM, line endings, indentation style). A file is written only if the edited source
+parses, through a temporary file and an atomic rename, and only if it has not
+changed since it was read.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import difflib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .checker import Finding
+from .delegation import Delegation, NotFixable, render
+from .imports import ImportPlan
+from .interfaces import load_interfaces
+from .modules import Project
+from .sources import SourceError, parse_source, read_source
+from .summary import _free_names, _split_lines
+
+
+@dataclass
+class FileFix:
+    path: Path
+    old: bytes
+    new: bytes
+    encoding: str
+    added: list[tuple[str, str]] = field(default_factory=list)  # (class, method)
+    imports: list[str] = field(default_factory=list)
+
+    def diff(self, label: str) -> str:
+        old = self.old.decode(self.encoding).splitlines(keepends=True)
+        new = self.new.decode(self.encoding).splitlines(keepends=True)
+        return "".join(difflib.unified_diff(old, new, f"a/{label}", f"b/{label}"))
+
+
+@dataclass
+class FixPlan:
+    files: list[FileFix] = field(default_factory=list)
+    left: list[tuple[Finding, str]] = field(default_factory=list)
+
+
+class FixError(Exception):
+    """A file that could not be written; the original is intact."""
+
+
+def _method_order() -> dict[str, int]:
+    order: dict[str, int] = {}
+    for iface in load_interfaces().values():
+        for m in iface.methods:
+            order.setdefault(m.name, len(order))
+    return order
+
+
+def plan_fixes(findings: list[Finding], project: Project, style: str = "guard") -> FixPlan:
+    plan = FixPlan()
+    by_file: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.fixable and f.method:
+            by_file.setdefault(os.path.abspath(f.path), []).append(f)
+        else:
+            plan.left.append((f, "no automatic fix for this rule"))
+    for path, items in sorted(by_file.items()):
+        try:
+            fix = _plan_file(Path(path), items, project, style, plan.left)
+        except SourceError as exc:
+            plan.left += [(f, str(exc)) for f in items]
+            continue
+        if fix is not None:
+            plan.files.append(fix)
+    return plan
+
+
+def _find_class(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
+    body, node = tree.body, None
+    for part in qualname.split("."):
+        node = next((n for n in _class_scope(body) if n.name == part), None)
+        if node is None:
+            return None
+        body = node.body
+    return node
+
+
+def _class_scope(body):
+    for n in body:
+        if isinstance(n, ast.ClassDef):
+            yield n
+        elif isinstance(n, (ast.If, ast.Try, ast.With)):
+            for sub in ("body", "orelse", "finalbody"):
+                yield from _class_scope(getattr(n, sub, []))
+            for handler in getattr(n, "handlers", []):
+                yield from _class_scope(handler.body)
+
+
+def _plan_file(path: Path, findings: list[Finding], project: Project, style: str, left) -> FileFix | None:
+    if path.is_symlink():
+        left += [(f, "is a symbolic link; eaglelint does not rewrite through links") for f in findings]
+        return None
+    src = read_source(path)
+    tree = parse_source(src)
+    lines = _split_lines(src.text)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\r" if lines and lines[0].endswith("\r") else "\n"
+    wrapper_mod = project.summary(path)
+    imports = ImportPlan(tree, lines, newline, wrapper_mod, project, path)
+    inserts: list[tuple[int, list[str]]] = []
+    added: list[tuple[str, str]] = []
+    order = _method_order()
+    by_class: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_class.setdefault(f.class_name, []).append(f)
+    for qualname, items in by_class.items():
+        node = _find_class(tree, qualname)
+        if node is None or node.body[0].lineno == node.lineno:
+            left += [(f, "class body cannot be located for editing") for f in items]
+            continue
+        indent, step = _indentation(lines, node)
+        methods: list[str] = []
+        seen = set(wrapper_mod.classes[qualname].methods) if qualname in wrapper_mod.classes else set()
+        for f in sorted(items, key=lambda f: order.get(f.method, 99)):
+            if f.method in seen:
+                continue
+            try:
+                text = _render_one(f, project, imports, style, indent, step, qualname)
+            except NotFixable as exc:
+                left.append((f, str(exc)))
+                continue
+            seen.add(f.method)
+            methods += [""] + text
+            added.append((qualname, f.method))
+        if methods:
+            inserts.append((_insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
+    if not added:
+        return None
+    edits = inserts + imports.edits()
+    new_lines = list(lines)
+    for start, end, new in sorted(((e[0], e[0], e[1]) if len(e) == 2 else e for e in edits), reverse=True):
+        if start > 0 and not new_lines[start - 1].endswith(("\n", "\r")):
+            new_lines[start - 1] += newline
+        new_lines[start:end] = new
+    text = "".join(new_lines)
+    try:
+        ast.parse(text)
+    except SyntaxError as exc:
+        left += [(f, f"edited source would not parse ({exc.msg}); nothing written") for f in findings]
+        return None
+    bom = b"\xef\xbb\xbf" if src.raw.startswith(b"\xef\xbb\xbf") and not src.encoding.endswith("-sig") else b""
+    return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)
+
+
+def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str, qualname: str) -> list[str]:
+    provider_path = Path(os.path.abspath(f.wrapped_path))
+    provider = project.summary(provider_path)
+    method = provider.classes[f.provider_class].methods.get(f.method) if provider else None
+    if method is None:
+        raise NotFixable(f"the wrapped {f.method} is not a plain method (an attribute?); delegate it by hand")
+    drop: set[str] = set()
+    drop_return = False
+    for p in method.params:
+        if p.default is not None and not _names_ok(p.default, imports, provider_path):
+            raise NotFixable(f"default of {p.name} uses a name that cannot be imported here")
+        if p.annotation is not None and not _names_ok(p.annotation, imports, provider_path):
+            drop.add(p.name)
+    if method.return_annotation is not None and not _names_ok(method.return_annotation, imports, provider_path):
+        drop_return = True
+    returns_value = any(m.returns_value for i in load_interfaces().values() for m in i.methods if m.name == f.method)
+    delegation = Delegation(qualname.split(".")[-1], f.wrapper_attribute or "language_model", method,
+                            returns_value, style, frozenset(drop), drop_return)
+    lines = render(delegation, indent, step)
+    for p in method.params:
+        for text in (p.default, None if p.name in drop else p.annotation):
+            if text:
+                imports.require(_names(text), provider_path)
+    if method.return_annotation and not drop_return:
+        imports.require(_names(method.return_annotation), provider_path)
+    return lines
+
+
+def _names(text: str) -> set[str]:
+    try:
+        return _free_names(ast.parse(text.strip(), mode="eval"))
+    except SyntaxError:
+        return {"<unparsable>"}
+
+
+def _names_ok(text: str, imports: ImportPlan, provider_path: Path) -> bool:
+    return all(hasattr(builtins, n) or imports.can_provide(n, provider_path) for n in _names(text))
+
+
+def _indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:
+    def lead(i: int) -> str:
+        line = lines[i - 1]
+        return line[: len(line) - len(line.lstrip(" \t"))]
+
+    cls_indent = lead(node.lineno)
+    first = node.body[0]
+    body_line = first.decorator_list[0].lineno if getattr(first, "decorator_list", None) else first.lineno
+    indent = lead(body_line)
+    step = indent[len(cls_indent):] if indent.startswith(cls_indent) else ""
+    return indent, step or ("\t" if "\t" in indent else "    ")
+
+
+def _insert_index(lines: list[str], node: ast.ClassDef, indent: str) -> int:
+    """After the class's last statement, and after comment lines that still belong to it."""
+    index = node.body[-1].end_lineno
+    j = index
+    while j < len(lines):
+        stripped = lines[j].strip()
+        if stripped.startswith("#") and len(lines[j]) - len(lines[j].lstrip(" \t")) >= len(indent):
+            index = j + 1
+        elif stripped:
+            break
+        j += 1
+    return index
+
+
+def write_fix(fix: FileFix) -> None:
+    """Atomically replace the file; leave it untouched (and no temp file) on any failure."""
+    try:
+        if fix.path.read_bytes() != fix.old:
+            raise FixError("file changed while eaglelint was fixing it; run again")
+        mode = stat.S_IMODE(fix.path.stat().st_mode)
+    except OSError as exc:
+        raise FixError(f"cannot read: {exc.strerror or exc}") from None
+    fd, tmp = tempfile.mkstemp(dir=fix.path.parent, prefix=f".{fix.path.name}.", suffix=".eaglelint")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(fix.new)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, fix.path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise FixError(f"cannot write: {exc.strerror or exc}") from None
+        raise

@@ -1,0 +1,93 @@
+"""`eaglelint fix --write` on copies of real SGLang releases."""
+
+import ast
+import difflib
+import json
+import os
+import py_compile
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fetch_sglang import release_root
+
+pytestmark = pytest.mark.release
+EAGLE3 = ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head")
+RUFF = [sys.executable, "-m", "ruff", "check", "--select", "F821,F811", "--output-format", "json",
+        "--no-cache", "--isolated"]
+
+
+def eaglelint(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "eaglelint", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+def copy_models(version: str, tmp_path: Path) -> Path:
+    target = tmp_path / version / "sglang" / "srt" / "models"
+    shutil.copytree(release_root(version) / "sglang" / "srt" / "models", target)
+    return target
+
+
+def delegations(path: Path, cls: str) -> dict[str, tuple[list[str], set[str]]]:
+    """method -> (parameter names, attribute calls like language_model.get_embed_and_head)."""
+    tree = ast.parse(path.read_text())
+    node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls)
+    out = {}
+    for fn in node.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name in EAGLE3:
+            params = [a.arg for a in fn.args.args]
+            calls = {ast.unparse(c.func).removeprefix("self.") for c in ast.walk(fn)
+                     if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)}
+            out[fn.name] = (params, calls)
+    return out
+
+
+def test_0_5_9_kimi_k25_fixed_like_0_5_10_by_hand(tmp_path):
+    models = copy_models("0.5.9", tmp_path)
+    kimi = models / "kimi_k25.py"
+    before = kimi.read_text()
+    assert eaglelint("fix", "--write", kimi).returncode == 0
+    assert eaglelint("check", kimi).returncode == 0
+    py_compile.compile(str(kimi), doraise=True)
+    ours = delegations(kimi, "KimiK25ForConditionalGeneration")
+    upstream = delegations(release_root("0.5.10") / "sglang/srt/models/kimi_k25.py",
+                           "KimiK25ForConditionalGeneration")
+    assert set(ours) == set(upstream) == set(EAGLE3)
+    for name in EAGLE3:
+        assert ours[name][0] == upstream[name][0]
+        assert f"language_model.{name}" in ours[name][1] & upstream[name][1]
+    after = kimi.read_text()
+    removed = [line for line in difflib.ndiff(before.splitlines(), after.splitlines())
+               if line.startswith("- ")]
+    assert all(re.match(r"- (from \S+ )?import ", line) for line in removed), removed
+    assert eaglelint("fix", "--write", kimi).returncode == 0
+    assert kimi.read_text() == after
+
+
+def _ruff(paths: list[Path], root: Path) -> set[tuple[str, str, str]]:
+    done = subprocess.run(RUFF + [str(p) for p in paths], capture_output=True, text=True, cwd=root)
+    return {(Path(r["filename"]).name, r["code"], re.sub(r"line \d+", "line N", r["message"]))
+            for r in json.loads(done.stdout)}
+
+
+def test_0_5_23_whole_tree_fix_compiles_and_adds_no_undefined_names(tmp_path):
+    models = copy_models("0.5.23", tmp_path)
+    originals = {p: p.read_bytes() for p in models.rglob("*.py")}
+    before = eaglelint("check", "--output-format", "json", models)
+    fixable = [f for f in json.loads(before.stdout) if f["fixable"]]
+    assert fixable
+    ruff_before = _ruff(sorted({Path(f["path"]) for f in fixable}), models)
+    done = eaglelint("fix", "--write", models)
+    assert done.returncode in (0, 1), done.stderr
+    changed = [p for p, raw in originals.items() if p.read_bytes() != raw]
+    assert {Path(f["path"]).resolve() for f in fixable} == {p.resolve() for p in changed}
+    for path in changed:
+        py_compile.compile(str(path), doraise=True)
+    assert _ruff(changed, models) <= ruff_before
+    after = json.loads(eaglelint("check", "--output-format", "json", models).stdout)
+    assert [f for f in after if f["fixable"]] == []
+    assert eaglelint("fix", "--write", models).stdout.startswith("Added 0 methods")
+    assert os.listdir(models)  # sanity: the tree is still there

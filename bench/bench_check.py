@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-from fetch_sglang import models_dir  # noqa: E402
+from fetch_sglang import models_dir
 
-from eaglelint.checker import CheckOptions, check_files  # noqa: E402
-from eaglelint.discover import discover  # noqa: E402
-from eaglelint.interfaces import select_interfaces  # noqa: E402
+from eaglelint.checker import CheckOptions, check_files
+from eaglelint.discover import discover
+from eaglelint.interfaces import select_interfaces
 
 
 def floor(root: Path) -> None:
@@ -45,9 +45,9 @@ def median_seconds(fn, runs: int) -> float:
 
 
 def cli_peak_rss_mb(root: Path) -> float:
-    code = ("import resource, sys; from eaglelint.cli import main; sys.argv=['eaglelint','check','-q',%r]\n"
+    code = (f"import resource, sys; from eaglelint.cli import main; sys.argv=['eaglelint','check','-q',{str(root)!r}]\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)") % str(root)
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
     return int(out.strip().splitlines()[-1]) / 1024
 

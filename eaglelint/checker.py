@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .interfaces import Interface, InterfaceMethod, load_codes
 from .modules import Project
+from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
 from .sources import SourceError, read_source
 
@@ -128,7 +129,8 @@ def wrapped_candidates(resolver: Resolver, wrapper: ClassEntity, attr: str) -> t
                 elif isinstance(ent, Unknown):
                     reasons.append(ent.reason)
                 else:
-                    reasons.append(f"line {assign.line}: assigned a {type(ent).__name__.removesuffix('Entity').lower()}, not an instance")
+                    kind = type(ent).__name__.removesuffix("Entity").lower()
+                    reasons.append(f"line {assign.line}: assigned a {kind}, not an instance")
     return classes, list(dict.fromkeys(reasons))
 
 
@@ -141,19 +143,22 @@ def _check_wrapper(resolver, wrapper, attr, methods, raws, project, options) -> 
     info = resolver.info(wrapper)
     mod = resolver.module(wrapper.path)
     path = display_path(wrapper.path)
-    if forwards_getattr(resolver, wrapper, attr):
+    if forwards_getattr(resolver, wrapper, attr) or _is_component(mod, info):
         return []
     classes, reasons = wrapped_candidates(resolver, wrapper, attr)
     if not classes:
         if not reasons:
             return []  # only ever None or constants
+        subclasses = _affected_subclasses(resolver, wrapper, attr, None, raws, project)
+        also = f"; inherited by {', '.join(s for s, _ in subclasses)}" if subclasses else ""
         return [Finding(path, info.line, info.column, "EGL010",
                         f"{info.name} holds self.{attr}, but its class cannot be resolved: "
-                        f"{'; '.join(reasons[:3])}", class_name=info.name, wrapper_attribute=attr,
-                        entry_class=info.name in mod.entry_classes)]
+                        f"{'; '.join(reasons[:3])}{also}", class_name=info.name, wrapper_attribute=attr,
+                        entry_class=info.name in mod.entry_classes or any(e for _, e in subclasses),
+                        subclasses=tuple(s for s, _ in subclasses))]
     out = []
     for method in methods:
-        if resolver.find_member(wrapper, method.name) is not None:
+        if has_member(resolver, wrapper, method.name):
             continue
         provider = _provider(resolver, classes, method.name)
         if provider is None:
@@ -163,6 +168,26 @@ def _check_wrapper(resolver, wrapper, attr, methods, raws, project, options) -> 
         entry = info.name in mod.entry_classes or any(is_entry for _, is_entry in subclasses)
         out.append(_finding(path, info, attr, method, wrapped, member, [s for s, _ in subclasses], entry))
     return out
+
+
+def has_member(resolver: Resolver, cls: ClassEntity, name: str) -> bool:
+    """Defined or inherited, or bound per instance (`self.get_embed_and_head = ...`)."""
+    if resolver.find_member(cls, name) is not None:
+        return True
+    return any(name in resolver.info(c).self_assigns for c in resolver.mro(cls))
+
+
+def _is_component(mod, info) -> bool:
+    """A class that another class of its module builds as a part (`self.thinker = W(...)`),
+    and that is not in EntryClass, is never the top-level model the engine calls."""
+    if info.name in mod.entry_classes:
+        return False
+    made = Ref("call", args=(Ref("name", info.name),))
+    return any(
+        made in assign.values
+        for other in mod.classes.values() if other is not info
+        for assigns in other.self_assigns.values() for assign in assigns
+    )
 
 
 def _provider(resolver: Resolver, classes: list[ClassEntity], name: str) -> tuple[ClassEntity, Member] | None:
@@ -206,7 +231,7 @@ def _affected_subclasses(resolver, wrapper, attr, method, raws, project) -> list
             sub = ClassEntity(mod.path, cls.name)
             if sub == wrapper or attr in cls.self_assigns or wrapper not in resolver.mro(sub):
                 continue
-            if resolver.find_member(sub, method) is None:
+            if method is None or not has_member(resolver, sub, method):
                 label = cls.name if mod.path == wrapper.path else f"{cls.name} ({Path(mod.path).name})"
                 out.append((label, cls.name in mod.entry_classes))
     return out

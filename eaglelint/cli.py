@@ -15,10 +15,10 @@ from rich.console import Console
 from . import __version__
 from .checker import CheckOptions, CheckResult, check_files, display_path, file_error
 from .delegation import STYLES
-from .fix import FixError, plan_fixes, write_fix
-from .modules import Project
 from .discover import default_models_dir, discover
+from .fix import FixError, plan_fixes, write_fix
 from .interfaces import RulesError, load_codes, select_interfaces
+from .modules import Project
 from .report import write_json, write_text
 
 
@@ -229,8 +229,9 @@ def main() -> None:
         sys.exit(2)
     except SystemExit:
         raise
-    except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback for users
+    except Exception as exc:
         if debug:
             raise
-        click.echo(f"eaglelint: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True)
+        click.echo(f"eaglelint: internal error: {type(exc).__name__}: {exc} "
+                   "(run with --debug for the traceback)", err=True)
         sys.exit(2)

@@ -108,7 +108,8 @@ def render(d: Delegation, indent: str, step: str) -> list[str]:
     body = indent + step
     if kind == "property":
         return [f"{indent}@property", f"{indent}def {name}(self):", f"{body}return {target}.{name}"]
-    ret = "" if d.drop_return_annotation or not d.method.return_annotation else f" -> {_one_line(d.method.return_annotation)}"
+    annotation = None if d.drop_return_annotation else _one_line(d.method.return_annotation)
+    ret = f" -> {annotation}" if annotation else ""
     prefix = "async def" if d.method.is_async else "def"
     head = f"{'await ' if d.method.is_async else ''}{target}.{name}"
     args = call_arguments(d.method)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import difflib
 import os
 import stat
@@ -23,8 +24,8 @@ from .delegation import Delegation, NotFixable, render
 from .imports import ImportPlan
 from .interfaces import load_interfaces
 from .modules import Project
-from .sources import SourceError, parse_source, read_source
-from .summary import _free_names, _split_lines
+from .sources import SourceError, parse_source, read_source, split_lines
+from .summary import free_names
 
 
 @dataclass
@@ -106,7 +107,7 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
         return None
     src = read_source(path)
     tree = parse_source(src)
-    lines = _split_lines(src.text)
+    lines = split_lines(src.text)
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\r" if lines and lines[0].endswith("\r") else "\n"
     wrapper_mod = project.summary(path)
     imports = ImportPlan(tree, lines, newline, wrapper_mod, project, path)
@@ -155,7 +156,8 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
     return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)
 
 
-def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str, qualname: str) -> list[str]:
+def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,
+                qualname: str) -> list[str]:
     provider_path = Path(os.path.abspath(f.wrapped_path))
     provider = project.summary(provider_path)
     method = provider.classes[f.provider_class].methods.get(f.method) if provider else None
@@ -185,7 +187,7 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
 
 def _names(text: str) -> set[str]:
     try:
-        return _free_names(ast.parse(text.strip(), mode="eval"))
+        return free_names(ast.parse(text.strip(), mode="eval"))
     except SyntaxError:
         return {"<unparsable>"}
 
@@ -238,10 +240,8 @@ def write_fix(fix: FileFix) -> None:
         os.chmod(tmp, mode)
         os.replace(tmp, fix.path)
     except BaseException as exc:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         if isinstance(exc, OSError):
             raise FixError(f"cannot write: {exc.strerror or exc}") from None
         raise

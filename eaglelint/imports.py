@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 
 from .modules import Project
-from .summary import ModuleSummary, Ref
+from .refs import Ref
+from .summary import ModuleSummary
 
 MAX_LINE = 88
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .modules import Project
-from .summary import ClassInfo, FunctionInfo, ModuleSummary, Ref
+from .refs import Ref
+from .summary import ClassInfo, FunctionInfo, ModuleSummary
 
 MAX_DEPTH = 24
 
@@ -100,7 +101,8 @@ class Resolver:
         if kind == "import":
             return self._import(ref, path, depth)
         if kind == "attr":
-            return [m for base in self.evaluate(ref.args[0], path, owner, depth) for m in self.member(base, ref.name, depth)]
+            bases = self.evaluate(ref.args[0], path, owner, depth)
+            return [m for base in bases for m in self.member(base, ref.name, depth)]
         if kind == "call":
             return [r for f in self.evaluate(ref.args[0], path, owner, depth) for r in self._call(f, depth)]
         if kind == "item":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,3 +67,32 @@ def parse_source(src: Source) -> ast.Module:
         raise SourceError("code is nested too deeply to parse") from None
     except ValueError as exc:
         raise SourceError(f"cannot parse: {exc}") from None
+
+
+class SourceLines:
+    """Exact source text of a node; ast.get_source_segment re-splits the file on every call."""
+
+    def __init__(self, source: str):
+        self.lines = split_lines(source)
+
+    def segment(self, node: ast.AST | None) -> str | None:
+        if node is None:
+            return None
+        try:
+            first, last = node.lineno - 1, node.end_lineno - 1
+            if first == last:
+                return self.lines[first].encode()[node.col_offset : node.end_col_offset].decode()
+            parts = [self.lines[first].encode()[node.col_offset :].decode()]
+            parts += self.lines[first + 1 : last]
+            parts.append(self.lines[last].encode()[: node.end_col_offset].decode())
+            return "".join(parts)
+        except (AttributeError, TypeError, IndexError, UnicodeDecodeError):
+            return ast.unparse(node)
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(source: str) -> list[str]:
+    """Lines with their endings, split only at \\r, \\n and \\r\\n, as the tokenizer does."""
+    return _LINE.findall(source)

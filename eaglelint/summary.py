@@ -10,22 +10,14 @@ to a function are substituted here, while the function's scope is at hand.
 from __future__ import annotations
 
 import ast
-import re
+import contextlib
 from dataclasses import dataclass, field
 
-# Ref kinds: name (a global of the module), import (module + attr), attr (attribute
-# of another ref), call (result of calling a ref), item (an element of a container),
-# self (an attribute of `self`), seq (a literal container), const, unknown (why).
-Ref_KINDS = ("name", "import", "attr", "call", "item", "self", "seq", "const", "unknown")
+from .refs import Ref
+from .scope import Scope, import_bindings, walk_local
+from .sources import SourceLines
+
 MAX_EXPANSION = 64
-
-
-@dataclass(frozen=True)
-class Ref:
-    kind: str
-    name: str = ""
-    attr: str = ""
-    args: tuple[Ref, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,35 +81,6 @@ def summarize(tree: ast.Module, source: str, path: str) -> ModuleSummary:
     return mod
 
 
-class _Lines:
-    """Exact source text of a node; ast.get_source_segment re-splits the file on every call."""
-
-    def __init__(self, source: str):
-        self.lines = _split_lines(source)
-
-    def segment(self, node: ast.AST | None) -> str | None:
-        if node is None:
-            return None
-        try:
-            first, last = node.lineno - 1, node.end_lineno - 1
-            if first == last:
-                return self.lines[first].encode()[node.col_offset : node.end_col_offset].decode()
-            parts = [self.lines[first].encode()[node.col_offset :].decode()]
-            parts += self.lines[first + 1 : last]
-            parts.append(self.lines[last].encode()[: node.end_col_offset].decode())
-            return "".join(parts)
-        except (AttributeError, TypeError, IndexError, UnicodeDecodeError):
-            return ast.unparse(node)
-
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def _split_lines(source: str) -> list[str]:
-    """Lines with their endings, split only at \\r, \\n and \\r\\n, as the tokenizer does."""
-    return _LINE.findall(source)
-
-
 def _dotted(node: ast.AST) -> str | None:
     parts = []
     while isinstance(node, ast.Attribute):
@@ -129,77 +92,13 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
-def _walk_local(body: list[ast.stmt]):
-    """Walk statements of a scope without entering nested functions or classes."""
-    stack = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.append(child)
-
-
-class _Scope:
-    """Local bindings of one function: name -> the expressions (or refs) bound to it."""
-
-    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | None):
-        self.exprs: dict[str, list[ast.AST | Ref]] = {}
-        if fn is None:
-            return
-        a = fn.args
-        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
-            if arg is not None and arg.arg != "self":
-                self.exprs[arg.arg] = [Ref("unknown", f"parameter '{arg.arg}'")]
-        for node in _walk_local(fn.body):
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    self._bind(target, node.value)
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-                self._bind(node.target, node.value)
-            elif isinstance(node, ast.NamedExpr):
-                self._bind(node.target, node.value)
-            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-                self._bind(node.target, None)
-            elif isinstance(node, (ast.With, ast.AsyncWith)):
-                for item in node.items:
-                    if item.optional_vars is not None:
-                        self._bind(item.optional_vars, None)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                for local, ref in _import_bindings(node):
-                    self.exprs.setdefault(local, []).append(ref)
-
-    def _bind(self, target: ast.AST, value: ast.AST | None) -> None:
-        if isinstance(target, ast.Name):
-            bound = value if value is not None else Ref("unknown", f"loop variable '{target.id}'")
-            self.exprs.setdefault(target.id, []).append(bound)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            for elt in target.elts:
-                self._bind(elt, None)
-
-
-def _import_bindings(node: ast.Import | ast.ImportFrom):
-    if isinstance(node, ast.Import):
-        for alias in node.names:
-            if alias.asname:
-                yield alias.asname, Ref("import", alias.name)
-            else:
-                top = alias.name.split(".")[0]
-                yield top, Ref("import", top)
-    else:
-        module = "." * node.level + (node.module or "")
-        for alias in node.names:
-            if alias.name != "*":
-                yield alias.asname or alias.name, Ref("import", module, alias.name)
-
-
 class _Summarizer:
     def __init__(self, mod: ModuleSummary, source: str):
         self.mod = mod
-        self.lines = _Lines(source)
+        self.lines = SourceLines(source)
 
     # -- expressions -> refs -------------------------------------------------
-    def refs(self, node: ast.AST, scope: _Scope | None, seen: frozenset = frozenset()) -> list[Ref]:
+    def refs(self, node: ast.AST, scope: Scope | None, seen: frozenset = frozenset()) -> list[Ref]:
         if isinstance(node, Ref):
             return [node]
         if isinstance(node, ast.Name):
@@ -238,7 +137,7 @@ class _Summarizer:
 
     # -- statements ----------------------------------------------------------
     def module(self, tree: ast.Module) -> None:
-        for node in _walk_local(tree.body):
+        for node in walk_local(tree.body):
             self.toplevel(node)
             if isinstance(node, ast.ClassDef):
                 self.classdef(node, prefix="")
@@ -255,7 +154,7 @@ class _Summarizer:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.bind(node.name, Ref("function", node.name))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for local, ref in _import_bindings(node):
+            for local, ref in import_bindings(node):
                 self.bind(local, ref)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -297,8 +196,8 @@ class _Summarizer:
                         info.attrs[target.id] = (stmt.lineno, tuple(self.refs(stmt.value, None)))
 
     def self_assigns(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ClassInfo) -> None:
-        scope: _Scope | None = None
-        for node in _walk_local(fn.body):
+        scope: Scope | None = None
+        for node in walk_local(fn.body):
             if isinstance(node, ast.Assign):
                 pairs = [(t, node.value) for t in node.targets]
             elif isinstance(node, ast.AnnAssign):
@@ -312,7 +211,7 @@ class _Summarizer:
                     and target.value.id == "self"
                 ):
                     if scope is None:
-                        scope = _Scope(fn)
+                        scope = Scope(fn)
                     values = self.refs(value, scope)
                     if isinstance(node, ast.AnnAssign) and node.value is not None:
                         # `self.lm: Cls = make()` -- the annotation names a candidate too
@@ -326,12 +225,12 @@ class _Summarizer:
     def function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionInfo:
         params, names = self.params(fn.args)
         if fn.returns is not None:
-            names |= _free_names(fn.returns)
+            names |= free_names(fn.returns)
         returns: list[Ref] = []
         returns_value = False
-        return_nodes = [n for n in _walk_local(fn.body) if isinstance(n, ast.Return)]
+        return_nodes = [n for n in walk_local(fn.body) if isinstance(n, ast.Return)]
         if return_nodes:
-            scope = _Scope(fn)
+            scope = Scope(fn)
             for ret in return_nodes:
                 if ret.value is not None and not (
                     isinstance(ret.value, ast.Constant) and ret.value.value is None
@@ -355,12 +254,12 @@ class _Summarizer:
         names: set[str] = set()
         positional = [*a.posonlyargs, *a.args]
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
-        for i, (arg, default) in enumerate(zip(positional, defaults)):
+        for i, (arg, default) in enumerate(zip(positional, defaults, strict=True)):
             kind = "posonly" if i < len(a.posonlyargs) else "pos"
             out.append(self.param(arg, kind, default, names))
         if a.vararg is not None:
             out.append(self.param(a.vararg, "vararg", None, names))
-        for arg, default in zip(a.kwonlyargs, a.kw_defaults):
+        for arg, default in zip(a.kwonlyargs, a.kw_defaults, strict=True):
             out.append(self.param(arg, "kwonly", default, names))
         if a.kwarg is not None:
             out.append(self.param(a.kwarg, "varkw", None, names))
@@ -369,21 +268,19 @@ class _Summarizer:
     def param(self, arg: ast.arg, kind: str, default: ast.expr | None, names: set[str]) -> Param:
         for node in (arg.annotation, default):
             if node is not None:
-                names |= _free_names(node)
+                names |= free_names(node)
         return Param(arg.arg, kind, self.lines.segment(arg.annotation), self.lines.segment(default))
 
 
-def _free_names(node: ast.AST) -> set[str]:
+def free_names(node: ast.AST) -> set[str]:
     """Names an expression reads; string annotations are parsed too ("torch.Tensor")."""
     names: set[str] = set()
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name):
             names.add(sub.id)
         elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-            try:
-                names |= _free_names(ast.parse(sub.value, mode="eval"))
-            except (SyntaxError, ValueError, RecursionError):
-                pass
+            with contextlib.suppress(SyntaxError, ValueError, RecursionError):
+                names |= free_names(ast.parse(sub.value, mode="eval"))
     return names
 
 
@@ -392,7 +289,7 @@ def _getattr_targets(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, .
     params = [a.arg for a in fn.args.args]
     name_param = params[1] if len(params) > 1 else None
     found = []
-    for node in _walk_local(fn.body):
+    for node in walk_local(fn.body):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)

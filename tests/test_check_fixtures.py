@@ -72,3 +72,9 @@ def test_draft_only_method_has_lower_severity(findings):
         "set_eagle3_layers_to_capture": "error",
         "set_embed_and_head": "warning",
     }
+
+
+def test_unresolved_wrapper_names_subclasses_inheriting_it(findings):
+    f = next(f for f in findings if f.class_name == "RegistryWrapper")
+    assert f.code == "EGL010"
+    assert f.subclasses == ("RegisteredChild",) and f.entry_class

@@ -25,7 +25,7 @@ def test_findings_exit_1_and_json_schema():
     assert {r["method"] for r in rows} == {"get_embed_and_head", "set_eagle3_layers_to_capture",
                                            "set_embed_and_head"}
     for row in rows:
-        assert JSON_KEYS <= row.keys()
+        assert row.keys() >= JSON_KEYS
         assert row["class"] == "PlainWrapperForConditionalGeneration"
         assert row["line"] == 8 and row["column"] == 1
 

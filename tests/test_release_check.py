@@ -51,3 +51,12 @@ def test_0_5_23_whole_tree_completes_and_names_yivl_subclass():
     llava = [f for f in findings if f.class_name == "LlavaLlamaForCausalLM"]
     assert llava and all(any("YiVLForCausalLM" in s for s in f.subclasses) for f in llava)
     assert not [f for f in findings if f.class_name == "YiVLForCausalLM"]
+
+
+def test_0_5_23_component_thinker_and_registry_wrapper_subclass():
+    findings = check([models_dir("0.5.23")])
+    # built as `self.thinker` of the registered DotsNoteOmni model, never the top-level model
+    assert not [f for f in findings if f.class_name == "DotsNoteOmniThinkerForConditionalGeneration"]
+    llava = next(f for f in findings if f.class_name == "LlavaForConditionalGeneration")
+    assert llava.code == "EGL010"
+    assert any(s.startswith("Mistral3ForConditionalGeneration") for s in llava.subclasses)

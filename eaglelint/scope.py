@@ -1,0 +1,74 @@
+"""Local bindings of one function scope, so that summaries can substitute local names.
+
+Why: SGLang often picks the wrapped class in a local first
+(`language_model_cls = ...; self.language_model = language_model_cls(...)`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .refs import Ref
+
+
+def walk_local(body: list[ast.stmt]):
+    """Walk statements of a scope without entering nested functions or classes."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.append(child)
+
+
+class Scope:
+    """Local bindings of one function: name -> the expressions (or refs) bound to it."""
+
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | None):
+        self.exprs: dict[str, list[ast.AST | Ref]] = {}
+        if fn is None:
+            return
+        a = fn.args
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+            if arg is not None and arg.arg != "self":
+                self.exprs[arg.arg] = [Ref("unknown", f"parameter '{arg.arg}'")]
+        for node in walk_local(fn.body):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._bind(target, node.value)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+                if node.value is not None:
+                    self._bind(node.target, node.value)
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                self._bind(node.target, None)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        self._bind(item.optional_vars, None)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for local, ref in import_bindings(node):
+                    self.exprs.setdefault(local, []).append(ref)
+
+    def _bind(self, target: ast.AST, value: ast.AST | None) -> None:
+        if isinstance(target, ast.Name):
+            bound = value if value is not None else Ref("unknown", f"loop variable '{target.id}'")
+            self.exprs.setdefault(target.id, []).append(bound)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self._bind(elt, None)
+
+
+def import_bindings(node: ast.Import | ast.ImportFrom):
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                yield alias.asname, Ref("import", alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                yield top, Ref("import", top)
+    else:
+        module = "." * node.level + (node.module or "")
+        for alias in node.names:
+            if alias.name != "*":
+                yield alias.asname or alias.name, Ref("import", module, alias.name)

@@ -40,6 +40,7 @@ class Finding:
     wrapper_attribute: str | None = None
     entry_class: bool = False
     subclasses: tuple[str, ...] = ()
+    included_because: str | None = None  # set for a file checked only because it depends on a changed one
 
     @property
     def severity(self) -> str:

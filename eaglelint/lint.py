@@ -37,29 +37,54 @@ class SettingsFinder:
 
     def __init__(self, overrides: dict | None = None, config_file: Path | None = None, isolated: bool = False):
         self.overrides = overrides or {}
-        self.isolated = isolated
         self._fixed = Settings() if isolated else load_settings(config_file) if config_file else None
         self._loaded: dict[Path | None, Settings] = {}
+        self._by_folder: dict[Path, Path | None] = {}
 
     def for_path(self, path: Path) -> Settings:
         if self._fixed is not None:
-            base = self._fixed
-        else:
-            found = find_config(path)
-            if found not in self._loaded:
-                self._loaded[found] = load_settings(found) if found else Settings()
-            base = self._loaded[found]
-        return base.override(**self.overrides)
+            return self._fixed.override(**self.overrides)
+        path = Path(os.path.abspath(path))
+        folder = path if path.is_dir() else path.parent
+        if folder not in self._by_folder:
+            self._by_folder[folder] = find_config(folder)
+        found = self._by_folder[folder]
+        if found not in self._loaded:
+            self._loaded[found] = (load_settings(found) if found else Settings()).override(**self.overrides)
+        return self._loaded[found]
+
+
+@dataclass
+class _Group:
+    files: list[Path] = field(default_factory=list)
+    errors: list[Finding] = field(default_factory=list)
+    explicit: list[Path] = field(default_factory=list)
 
 
 def lint(paths: list[Path], finder: SettingsFinder | None = None, project: Project | None = None,
          progress: Progress | None = None, dependents: bool | None = None) -> LintResult:
-    """Findings for the given paths; ConfigError for a configuration that cannot be used."""
+    """Findings for the given paths; ConfigError for a configuration that cannot be used.
+
+    Each file is checked with the settings of its own closest config, as ruff does,
+    so a folder argument may span several configurations.
+    """
     finder = finder or SettingsFinder()
     project = project or Project()
-    groups: dict[Settings, list[Path]] = {}
+    groups: dict[Settings, _Group] = {}
+    seen: set[Path] = set()
     for path in paths:
-        groups.setdefault(finder.for_path(path), []).append(path)
+        top = finder.for_path(path)
+        found = discover([path], list(top.exclude))
+        groups.setdefault(top, _Group()).errors += [file_error(p, r) for p, r in found.errors]
+        for file in found.files:
+            settings = finder.for_path(file)
+            if file in seen or settings.excluded(file):
+                continue
+            seen.add(file)
+            group = groups.setdefault(settings, _Group())
+            group.files.append(file)
+            if path.is_file():
+                group.explicit.append(file)
     result = LintResult()
     for settings, group in groups.items():
         result.settings.append(settings)
@@ -68,22 +93,19 @@ def lint(paths: list[Path], finder: SettingsFinder | None = None, project: Proje
     return result
 
 
-def _lint_group(settings: Settings, paths: list[Path], project: Project, progress: Progress | None,
+def _lint_group(settings: Settings, group: _Group, project: Project, progress: Progress | None,
                 dependents: bool | None, result: LintResult) -> None:
-    found = discover(paths, list(settings.exclude))
-    files = [f for f in found.files if not settings.excluded(f)]
+    files = group.files
     try:
         interfaces = select_interfaces(list(settings.interfaces) or None)
     except RulesError as exc:
         raise ConfigError(str(exc)) from None
     options = CheckOptions(tuple(interfaces), settings.wrapper_attributes)
     checked = check_files(progress(files) if progress and files else files, options, project)
-    raw = [file_error(p, r) for p, r in found.errors] + checked.findings
+    raw = group.errors + checked.findings
     result.files_checked += checked.files_checked
-    explicit = [Path(os.path.abspath(p)) for p in paths if p.is_file()]
-    explicit = [p for p in explicit if p in set(files)]
-    if (settings.dependents if dependents is None else dependents) and explicit:
-        raw += _dependent_findings(settings, explicit, files, options, project, result)
+    if (settings.dependents if dependents is None else dependents) and group.explicit:
+        raw += _dependent_findings(settings, group.explicit, files, options, project, result)
     suppressor = Suppressor()
     kept = [f for f in raw if not suppressor.suppressed(f)]
     if settings.report_unused_suppressions:

@@ -62,8 +62,9 @@ def write_text(findings: list[Finding], console: Console, quiet: bool = False, s
         style = SEVERITY_STYLE.get(f.severity, "")
         entry = " [dim](EntryClass)[/]" if f.entry_class else ""
         location = f"{escape(f.path)}:{f.line}:{f.column}" if quiet else f"  {f.line}:{f.column}"
-        console.print(f"{location} [{style}]{f.code}[/] {escape(f.message)}{entry}", highlight=False)
-        if f.included_because:
+        why = f" [dim](checked because it {escape(f.included_because)})[/]" if f.included_because and quiet else ""
+        console.print(f"{location} [{style}]{f.code}[/] {escape(f.message)}{entry}{why}", highlight=False)
+        if f.included_because and not quiet:
             console.print(f"    [dim]note: checked because it {escape(f.included_because)}[/]", highlight=False)
     if statistics:
         write_statistics(findings, console)

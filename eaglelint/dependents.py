@@ -6,8 +6,12 @@ wrapper when its *wrapped* class gains a method. SGLang 0.5.4.post2 added
 deepseek_vl2.py, dots_vlm.py and kimi_vl.py, none of which changed.
 
 How, cheaply: the tree is the `models` folder that holds each changed file (else
-its folder); its other files are tested for the wrapper attribute as bytes, and
-only those that hold it are parsed. A wrapper depends on a changed file when
+its folder). Resolution reaches a file only through an import that spells the
+file's module name, so the files that can reach a changed file are found from
+their import lines alone (a regular expression, no parsing): those whose imports
+name it, then those whose imports name one of those, and so on.
+Of these, only the ones holding the wrapper attribute are parsed and resolved.
+A wrapper depends on a changed file when
 resolving it (its bases, the class its attribute holds, that class's bases, and the
 modules the names pass through) reads that file; a recording view of the Project
 notes every module read, with a fresh Resolver per wrapper so that no memo hides one.
@@ -16,6 +20,7 @@ notes every module read, with a fresh Resolver per wrapper so that no memo hides
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,21 +63,25 @@ def tree_of(path: Path) -> Path:
 
 
 def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tuple[str, ...],
-                    project: Project) -> list[Dependent]:
-    """Wrappers outside `checked` whose resolution reads one of the `changed` files."""
+                    project: Project, prefilter: bool = True) -> list[Dependent]:
+    """Wrappers outside `checked` whose resolution reads one of the `changed` files.
+
+    `prefilter=False` resolves every wrapper of the tree: the tests compare both.
+    """
     changed_set = {Path(os.path.abspath(p)) for p in changed}
     checked = {Path(os.path.abspath(p)) for p in checked}
     trees = sorted({tree_of(p) for p in changed_set})
     needles = [a.encode() for a in wrapper_attrs]
-    out: list[Dependent] = []
+    raws: dict[Path, bytes] = {}
     for path in discover(trees).files:
-        if path in checked:
-            continue
         try:
-            raw = read_source(path).raw
+            raws[path] = read_source(path).raw
         except SourceError:
             continue
-        if not any(n in raw for n in needles):
+    out: list[Dependent] = []
+    for path in sorted(_reaching(changed_set, raws) if prefilter else raws):
+        raw = raws[path]
+        if path in checked or not any(n in raw for n in needles):
             continue
         mod = project.summary(path, raw)
         if mod is None:
@@ -85,6 +94,57 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
             if reason:
                 out.append(Dependent(path, cls.name, reason))
     return out
+
+
+def _module_key(path: Path) -> tuple[bytes, bytes]:
+    """(folder, module) as an import spells it: `models/deepseek_v2.py` -> (models, deepseek_v2)."""
+    if path.name == "__init__.py":
+        return path.parent.parent.name.encode(), path.parent.name.encode()
+    return path.parent.name.encode(), path.stem.encode()
+
+
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(?P<dots>\.*)(?P<module>[\w.]*)[ \t]+import[ \t]*"
+                     rb"(?P<names>\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)|import[ \t]+(?P<plain>(?:[^\n\\]|\\\r?\n)*))",
+                     re.MULTILINE)
+_WORD = re.compile(rb"\w+")
+
+
+def _import_keys(path: Path, raw: bytes) -> set[tuple[bytes, bytes]]:
+    """Every (folder, module) pair the file's import statements can name, over-approximated."""
+    keys: set[tuple[bytes, bytes]] = set()
+    here = path.parent.name.encode()
+    for m in _IMPORT.finditer(raw):
+        if m["plain"] is not None:
+            chains = [_WORD.findall(part.split(b" as ")[0]) for part in m["plain"].split(b",")]
+            names: list[bytes] = []
+        else:
+            chain = [w for w in m["module"].split(b".") if w]
+            if m["dots"]:
+                base = path.parent
+                for _ in range(len(m["dots"]) - 1):
+                    base = base.parent
+                chain = [base.name.encode(), *chain]
+            chains, names = [chain], [w for w in _WORD.findall(m["names"]) if w != b"as"]
+        for chain in chains:
+            if not chain:
+                continue
+            keys.add((here, chain[0]))  # an absolute import also finds a sibling module
+            keys.update(zip(chain, chain[1:], strict=False))
+            keys.update((chain[-1], name) for name in names)
+    return keys
+
+
+def _reaching(changed: set[Path], raws: dict[Path, bytes]) -> set[Path]:
+    """Files whose imports name a changed module, or a module whose imports do, and so on."""
+    keys = {path: _import_keys(path, raw) for path, raw in raws.items()}
+    seen = {_module_key(p) for p in changed}
+    frontier, reached = set(seen), set()
+    while frontier:
+        found = {path for path, named in keys.items() if path not in reached and named & frontier}
+        reached |= found
+        frontier = {_module_key(p) for p in found} - seen
+        seen |= frontier
+    return reached
 
 
 def _dependency(project: Project, wrapper: ClassEntity, attr: str, changed: set[Path]) -> str | None:

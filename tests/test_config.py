@@ -116,3 +116,11 @@ def test_broken_toml_is_exit_2_naming_the_file(fork):
     config = write(fork / "pyproject.toml", "[tool.eaglelint\n")
     done = run("check", fork / "python")
     assert done.returncode == 2 and str(config) in done.stderr and "Traceback" not in done.stderr
+
+
+def test_readme_configuration_example_is_valid(tmp_path):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    settings = load_settings(write(tmp_path / "pyproject.toml", block))
+    assert settings.wrapper_attributes == ("language_model", "llm", "text_model")
+    assert settings.per_file_ignores and settings.style == "guard"

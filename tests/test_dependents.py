@@ -9,6 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from conftest import FIXTURES
 from test_cli import run
 
@@ -29,7 +30,9 @@ def test_changed_wrapped_class_reports_the_wrappers_it_broke_in_unchanged_files(
     gaps = {(Path(f.path).name, f.class_name) for f in findings if f.method == EAGLE3}
     assert gaps == {("deepseek_vl2.py", "DeepseekVL2ForCausalLM"), ("dots_vlm.py", "DotsVLMForCausalLM"),
                     ("kimi_vl.py", "KimiVLForConditionalGeneration"),
-                    ("kimi_k25.py", "KimiK25ForConditionalGeneration")}
+                    ("kimi_k25.py", "KimiK25ForConditionalGeneration"),
+                    ("relative_vlm.py", "RelativeImportVLM"), ("module_alias_vlm.py", "ModuleAliasVLM"),
+                    ("reexport_vlm.py", "ReexportVLM")}
     assert all(f.included_because and "deepseek_v2.py" in f.included_because for f in findings)
 
 
@@ -64,6 +67,14 @@ def test_before_the_wrapped_class_gained_the_method_nothing_is_reported(tmp_path
     findings = found("deepseek_v2.py", root=tree)
     assert not any(f.method == EAGLE3 for f in findings)
     assert {Path(f.path).name for f in findings} == {"kimi_k25.py"}  # its other gaps stay gaps
+
+
+@pytest.mark.parametrize("changed", sorted(p.name for p in MODELS.glob("*.py")))
+def test_import_line_prefilter_finds_what_resolving_every_wrapper_finds(changed):
+    path = MODELS / changed
+    fast = find_dependents([path], {path}, ("language_model",), Project())
+    full = find_dependents([path], {path}, ("language_model",), Project(), prefilter=False)
+    assert [(d.path, d.class_name, d.reason) for d in fast] == [(d.path, d.class_name, d.reason) for d in full]
 
 
 def test_only_the_given_file_is_reported_when_it_has_no_dependents():

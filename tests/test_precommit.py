@@ -175,3 +175,16 @@ def test_changing_only_the_wrapped_class_rejects_the_commit_for_the_unchanged_wr
     assert "def set_eagle3_layers_to_capture(" in (fork / MODELS / "kimi_vl.py").read_text()
     rc, out = commit(fork, home, "deepseek_v2: EAGLE-3 capture, kimi_vl delegates it")
     assert rc == 0, out
+
+
+def test_readme_snippet_names_the_hooks_this_repo_defines():
+    import yaml  # pre-commit's own dependency
+
+    hooks = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert hooks["eaglelint"]["entry"] == "eaglelint check"
+    assert hooks["eaglelint-fix"]["entry"] == "eaglelint fix --write"
+    assert all(h["language"] == "python" and h["types"] == ["python"] for h in hooks.values())
+    readme = (REPO / "README.md").read_text()
+    snippet = readme.split("## Use in an SGLang fork", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    used = {h["id"] for repo in yaml.safe_load(snippet)["repos"] for h in repo["hooks"]}
+    assert used == set(hooks)

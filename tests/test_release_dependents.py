@@ -34,3 +34,17 @@ def test_0_5_4_post1_deepseek_v2_had_no_such_method_so_no_such_gap():
 def test_0_5_4_the_three_wrappers_are_byte_identical_across_post1_and_post2():
     for name in BROKEN:
         assert (models_dir("0.5.4.post1") / name).read_bytes() == (models_dir("0.5.4.post2") / name).read_bytes()
+
+
+@pytest.mark.parametrize("changed", ["deepseek_v2.py", "llama.py", "qwen2.py", "qwen3.py", "qwen2_vl.py", "utils.py"])
+def test_0_5_9_import_line_prefilter_misses_no_dependent(changed):
+    """The cheap prefilter (import lines only) finds exactly what resolving every wrapper finds."""
+    from eaglelint.dependents import find_dependents
+    from eaglelint.modules import Project
+
+    path = models_dir("0.5.9") / changed
+    fast = find_dependents([path], {path}, ("language_model",), Project())
+    full = find_dependents([path], {path}, ("language_model",), Project(), prefilter=False)
+    assert {(d.path, d.class_name) for d in fast} == {(d.path, d.class_name) for d in full}
+    if changed in ("deepseek_v2.py", "llama.py", "qwen2.py", "qwen3.py"):
+        assert fast  # each is wrapped by some wrapper

@@ -5,13 +5,13 @@ wrapper when its *wrapped* class gains a method. SGLang 0.5.4.post2 added
 `set_eagle3_layers_to_capture` to `DeepseekV2ForCausalLM` and so broke
 deepseek_vl2.py, dots_vlm.py and kimi_vl.py, none of which changed.
 
-How, cheaply: the tree is the `models` folder that holds each changed file (else
-its folder). Resolution reaches a file only through an import that spells the
-file's module name, so the files that can reach a changed file are found from
-their import lines alone (a regular expression, no parsing): those whose imports
-name it, then those whose imports name one of those, and so on.
-Of these, only the ones holding the wrapper attribute are parsed and resolved.
-A wrapper depends on a changed file when
+How, cheaply: the tree is the `models` folder that holds each changed file (for a
+file outside any, just its own folder, never a whole repository). Resolution
+reaches a file only through an import that spells the file's module name, so the
+files that can reach a changed file are found from their import lines alone (a
+regular expression, no parsing): those whose imports name it, then those whose
+imports name one of those, and so on. Of these, only the ones holding the wrapper
+attribute are parsed and resolved. A wrapper depends on a changed file when
 resolving it (its bases, the class its attribute holds, that class's bases, and the
 modules the names pass through) reads that file; a recording view of the Project
 notes every module read, with a fresh Resolver per wrapper so that no memo hides one.
@@ -53,13 +53,22 @@ class _Recording:
         return getattr(self._project, name)
 
 
-def tree_of(path: Path) -> Path:
-    """The `models` folder that holds a file (SGLang's layout), else the file's folder."""
+def tree_of(path: Path) -> Path | None:
+    """The `models` folder that holds a file (SGLang's layout), or None outside one."""
     path = Path(os.path.abspath(path))
     for parent in path.parents:
         if parent.name == "models":
             return parent
-    return path.parent
+    return None
+
+
+def _tree_files(changed: set[Path]) -> list[Path]:
+    """The models folders of the changed files, walked; a file outside one: its own folder only."""
+    trees = sorted({t for t in map(tree_of, changed) if t is not None})
+    files = discover(trees).files
+    for folder in sorted({p.parent for p in changed if tree_of(p) is None}):
+        files += [Path(os.path.abspath(f)) for f in sorted(folder.glob("*.py")) if f.is_file()]
+    return list(dict.fromkeys(files))
 
 
 def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tuple[str, ...],
@@ -70,10 +79,9 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     """
     changed_set = {Path(os.path.abspath(p)) for p in changed}
     checked = {Path(os.path.abspath(p)) for p in checked}
-    trees = sorted({tree_of(p) for p in changed_set})
     needles = [a.encode() for a in wrapper_attrs]
     raws: dict[Path, bytes] = {}
-    for path in discover(trees).files:
+    for path in _tree_files(changed_set):
         try:
             raws[path] = read_source(path).raw
         except SourceError:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pylint.checkers import BaseRawFileChecker
 
+from .config import ConfigError
 from .interfaces import load_codes
 from .lint import SettingsFinder, lint
 from .modules import Project
@@ -66,8 +67,12 @@ class EaglelintChecker(BaseRawFileChecker):
             return
         if not hasattr(self, "_project"):
             self.open()
-        result = lint([Path(path)], self._finder, self._project, dependents=False)
-        for f in result.findings:
+        try:
+            findings = lint([Path(path)], self._finder, self._project, dependents=False).findings
+        except ConfigError as exc:  # shown once per file, as pylint shows a file it cannot parse
+            self.add_message(self._ids["EGL999"], line=1, col_offset=0, args=(f"EGL999 cannot check: {exc}",))
+            return
+        for f in findings:
             self.add_message(self._ids[f.code], line=f.line, col_offset=f.column - 1, args=(f"{f.code} {f.message}",))
 
 

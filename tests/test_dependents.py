@@ -104,4 +104,15 @@ def test_a_folder_given_has_no_included_because():
 def test_tree_is_the_models_folder_holding_the_file(tmp_path):
     nested = tmp_path / "sglang" / "srt" / "models" / "deepseek_common" / "x.py"
     assert tree_of(nested) == tmp_path / "sglang" / "srt" / "models"
-    assert tree_of(tmp_path / "elsewhere" / "y.py") == tmp_path / "elsewhere"
+    assert tree_of(tmp_path / "elsewhere" / "y.py") is None
+
+
+def test_outside_a_models_folder_only_the_files_own_folder_is_searched(tmp_path):
+    flat = tmp_path / "flat"
+    shutil.copytree(MODELS, flat)
+    deeper = flat / "sub" / "deeper_vlm.py"
+    deeper.parent.mkdir()
+    deeper.write_text((MODELS / "relative_vlm.py").read_text().replace("from .deepseek_v2", "from ..deepseek_v2"))
+    assert {Path(f.path).name for f in lint([deeper], dependents=False).findings} == {"deeper_vlm.py"}
+    names = {Path(f.path).name for f in found("deepseek_v2.py", root=flat)}
+    assert "relative_vlm.py" in names and "deeper_vlm.py" not in names

@@ -81,3 +81,13 @@ def test_message_ids_are_unique_and_carry_the_severity():
     assert len(set(ids.values())) == len(ids)
     assert ids["EGL001"] == "E8801" and ids["EGL002"].startswith("W") and ids["EGL010"].startswith("I")
     assert all(symbol(code).startswith(code.lower() + "-") for code in ids)
+
+
+def test_a_bad_config_is_a_message_not_a_crash(tmp_path):
+    models = tmp_path / "sglang" / "srt" / "models"
+    models.mkdir(parents=True)
+    (models / "wrapper_plain_assign.py").write_text((CHECK / "wrapper_plain_assign.py").read_text())
+    (tmp_path / "pyproject.toml").write_text('[tool.eaglelint]\nselct = ["EGL001"]\n')
+    messages = pylint(models / "wrapper_plain_assign.py")
+    assert [m["symbol"] for m in messages] == ["egl999-unreadable-file"]
+    assert "selct" in messages[0]["message"]

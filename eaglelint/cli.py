@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 
 from . import __version__
+from .cache import SummaryCache, default_cache_dir
 from .checker import CheckOptions, CheckResult, check_files, display_path, file_error
 from .delegation import STYLES
 from .discover import default_models_dir, discover
@@ -43,8 +44,15 @@ def _paths(paths: tuple[Path, ...]) -> list[Path]:
     return [found]
 
 
+def make_project(no_cache: bool, cache_dir: Path | None) -> Project:
+    """The module index, with the persistent summary cache unless --no-cache."""
+    if no_cache:
+        return Project()
+    return Project(SummaryCache(cache_dir or default_cache_dir(), warn=lambda m: click.echo(m, err=True)))
+
+
 def run_check(paths: tuple[Path, ...], interface: tuple[str, ...], wrapper_attribute: tuple[str, ...],
-              select: tuple[str, ...], ignore: tuple[str, ...], project: Project | None = None) -> CheckResult:
+              select: tuple[str, ...], ignore: tuple[str, ...], project: Project, jobs: int = 1) -> CheckResult:
     try:
         interfaces = select_interfaces(_split(interface) or None)
     except RulesError as exc:
@@ -57,7 +65,7 @@ def run_check(paths: tuple[Path, ...], interface: tuple[str, ...], wrapper_attri
     if not found.files and found.errors:
         raise UsageProblem("nothing to check: " + "; ".join(f"{p}: {r}" for p, r in found.errors))
     attrs = tuple(_split(wrapper_attribute)) or ("language_model",)
-    result = check_files(found.files, CheckOptions(tuple(interfaces), attrs), project)
+    result = check_files(found.files, CheckOptions(tuple(interfaces), attrs), project, jobs)
     result.findings[:0] = [file_error(p, r) for p, r in found.errors]
     keep, drop = set(_split(select)), set(_split(ignore))
     result.findings = [
@@ -74,6 +82,11 @@ COMMON = [
                  help="Attribute that holds the wrapped model (default: language_model)."),
     click.option("--select", multiple=True, metavar="CODE[,CODE]", help="Only report these rule codes."),
     click.option("--ignore", multiple=True, metavar="CODE[,CODE]", help="Do not report these rule codes."),
+    click.option("--no-cache", is_flag=True, help="Do not read or write the summary cache."),
+    click.option("--cache-dir", type=click.Path(path_type=Path), envvar="EAGLELINT_CACHE_DIR",
+                 help="Summary cache folder (default: $XDG_CACHE_HOME/eaglelint)."),
+    click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+                 help="Processes that parse files (pays off on cold runs of large trees)."),
 ]
 
 
@@ -105,7 +118,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="Print only the findings.")
 @click.option("--statistics", is_flag=True, help="Print counts per rule code.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-def check(paths, interface, wrapper_attribute, select, ignore, output_format, quiet, statistics, exit_zero):
+def check(paths, interface, wrapper_attribute, select, ignore, no_cache, cache_dir, jobs, output_format, quiet,
+          statistics, exit_zero):
     """Report wrapper classes that lack interface methods their wrapped model has.
 
     PATH is a file or a folder (searched for *.py). With no PATH, the srt/models
@@ -116,7 +130,7 @@ def check(paths, interface, wrapper_attribute, select, ignore, output_format, qu
       eaglelint check python/sglang/srt/models
       eaglelint check kimi_k25.py --output-format json
     """
-    result = run_check(paths, interface, wrapper_attribute, select, ignore)
+    result = run_check(paths, interface, wrapper_attribute, select, ignore, make_project(no_cache, cache_dir), jobs)
     if output_format == "json":
         write_json(result.findings, sys.stdout)
     else:
@@ -131,7 +145,7 @@ def check(paths, interface, wrapper_attribute, select, ignore, output_format, qu
 @click.option("--style", type=click.Choice(STYLES), default="guard", show_default=True,
               help="guard: hasattr guard, raising AttributeError where a value is returned; "
                    "raise: guard that always raises; plain: call without a guard.")
-def fix(paths, interface, wrapper_attribute, select, ignore, write, show_diff, style):
+def fix(paths, interface, wrapper_attribute, select, ignore, no_cache, cache_dir, jobs, write, show_diff, style):
     """Write delegating methods for every fixable finding.
 
     Without --write nothing changes and a unified diff is printed. Files are
@@ -145,8 +159,8 @@ def fix(paths, interface, wrapper_attribute, select, ignore, write, show_diff, s
     """
     if write and show_diff:
         raise UsageProblem("--write and --diff exclude each other")
-    project = Project()
-    result = run_check(paths, interface, wrapper_attribute, select, ignore, project)
+    project = make_project(no_cache, cache_dir)
+    result = run_check(paths, interface, wrapper_attribute, select, ignore, project, jobs)
     plan = plan_fixes(result.findings, project, style)
     console = Console(soft_wrap=True, stderr=not write)
     if not write:
@@ -168,7 +182,8 @@ def fix(paths, interface, wrapper_attribute, select, ignore, write, show_diff, s
     methods = sum(len(f.added) for f in written)
     console.print(f"Added {methods} method{'s' if methods != 1 else ''} in {len(written)} file"
                   f"{'s' if len(written) != 1 else ''}.", highlight=False)
-    remaining = run_check(paths, interface, wrapper_attribute, select, ignore).findings
+    remaining = run_check(paths, interface, wrapper_attribute, select, ignore,
+                          make_project(no_cache, cache_dir), jobs).findings
     still = {(f.path, f.class_name, f.code, f.method) for f in remaining}
     _print_left(console, [(f, why) for f, why in plan.left if (f.path, f.class_name, f.code, f.method) in still])
     sys.exit(1 if remaining else 0)

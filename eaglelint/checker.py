@@ -10,6 +10,7 @@ forwards unknown attributes with `__getattr__`.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,13 +71,16 @@ def display_path(path: str | Path) -> str:
     return path if rel.startswith("..") else rel
 
 
-def check_files(files: list[Path], options: CheckOptions, project: Project | None = None) -> CheckResult:
+def check_files(files: list[Path], options: CheckOptions, project: Project | None = None,
+                jobs: int = 1) -> CheckResult:
+    """Findings for `files`; `jobs` > 1 summarises candidate files in that many processes."""
     project = project or Project()
     resolver = Resolver(project)
     result = CheckResult()
-    needles = [a.encode() for a in options.wrapper_attrs]
+    assigns = wrapper_assignment_pattern(options.wrapper_attrs)
     raws: dict[Path, bytes] = {}
     wrappers: list[tuple[ClassEntity, str]] = []
+    candidates: list[tuple[Path, bytes]] = []
     for path in files:
         try:
             raw = read_source(path).raw
@@ -85,8 +89,15 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
             continue
         result.files_checked += 1
         raws[path] = raw
-        if not any(n in raw for n in needles):
-            continue  # cannot hold a wrapper: never parsed unless another file needs it
+        if assigns.search(raw):
+            candidates.append((path, raw))
+        # else: it cannot hold a wrapper, and is parsed only if a resolution needs it
+    run_key = _run_key(project, options, raws)
+    cached = project.cache.get(run_key) if run_key else None
+    if isinstance(cached, tuple) and _deps_unchanged(project, cached[1]):
+        return cached[0]
+    project.prefetch(candidates, jobs)
+    for path, raw in candidates:
         mod = project.summary(path, raw)
         if mod is None:
             result.findings.append(file_error(path, project.errors.get(Path(os.path.abspath(path)), "")))
@@ -97,10 +108,41 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
                     wrappers.append((ClassEntity(mod.path, cls.name), attr))
                     break
     methods = _methods(options.interfaces)
+    run = _Run(resolver, project, raws)
     for wrapper, attr in wrappers:
-        result.findings.extend(_check_wrapper(resolver, wrapper, attr, methods, raws, project, options))
+        result.findings.extend(_check_wrapper(run, wrapper, attr, methods))
     result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.method or ""))
+    if run_key:
+        scanned = {Path(os.path.abspath(p)) for p in raws}
+        deps = [(str(p), k) for p, k in project.digests.items() if p not in scanned]
+        project.cache.put(run_key, (result, deps))
     return result
+
+
+def _run_key(project: Project, options: CheckOptions, raws: dict[Path, bytes]) -> str | None:
+    if project.cache is None or len(raws) < 2:
+        return None  # one file alone (pre-commit on one file) is cheap to redo from summaries
+    parts = [repr(options).encode(), os.getcwd().encode()]
+    for path, raw in raws.items():
+        parts += [os.path.abspath(path).encode(), project.cache.key(raw).encode()]
+    return project.cache.run_key(parts)
+
+
+def _deps_unchanged(project: Project, deps: list[tuple[str, str]]) -> bool:
+    for path, key in deps:
+        try:
+            with open(path, "rb") as fh:
+                if project.cache.key(fh.read()) != key:
+                    return False
+        except OSError:
+            return False
+    return True
+
+
+def wrapper_assignment_pattern(attrs: tuple[str, ...]) -> re.Pattern[bytes]:
+    """Bytes test for `self.<attr> =` / `self.<attr>: T`: files without it cannot hold a wrapper."""
+    names = b"|".join(re.escape(a.encode()) for a in attrs)
+    return re.compile(rb"self\s*\.\s*(?:" + names + rb")\s*(?::|=(?!=))")
 
 
 def file_error(path: Path, reason: str) -> Finding:
@@ -140,7 +182,18 @@ def forwards_getattr(resolver: Resolver, cls: ClassEntity, attr: str) -> bool:
     return member is not None and attr in resolver.info(member.owner).getattr_forwards
 
 
-def _check_wrapper(resolver, wrapper, attr, methods, raws, project, options) -> list[Finding]:
+@dataclass
+class _Run:
+    """What one check run shares between wrappers."""
+
+    resolver: Resolver
+    project: Project
+    raws: dict[Path, bytes]
+    subclasses: dict = field(default_factory=dict)
+
+
+def _check_wrapper(run: _Run, wrapper: ClassEntity, attr: str, methods: list[InterfaceMethod]) -> list[Finding]:
+    resolver = run.resolver
     info = resolver.info(wrapper)
     mod = resolver.module(wrapper.path)
     path = display_path(wrapper.path)
@@ -150,7 +203,7 @@ def _check_wrapper(resolver, wrapper, attr, methods, raws, project, options) -> 
     if not classes:
         if not reasons:
             return []  # only ever None or constants
-        subclasses = _affected_subclasses(resolver, wrapper, attr, None, raws, project)
+        subclasses = _affected_subclasses(run, wrapper, attr, None)
         also = f"; inherited by {', '.join(s for s, _ in subclasses)}" if subclasses else ""
         return [Finding(path, info.line, info.column, "EGL010",
                         f"{info.name} holds self.{attr}, but its class cannot be resolved: "
@@ -165,7 +218,7 @@ def _check_wrapper(resolver, wrapper, attr, methods, raws, project, options) -> 
         if provider is None:
             continue
         wrapped, member = provider
-        subclasses = _affected_subclasses(resolver, wrapper, attr, method.name, raws, project)
+        subclasses = _affected_subclasses(run, wrapper, attr, method.name)
         entry = info.name in mod.entry_classes or any(is_entry for _, is_entry in subclasses)
         out.append(_finding(path, info, attr, method, wrapped, member, [s for s, _ in subclasses], entry))
     return out
@@ -218,21 +271,29 @@ def _finding(path, info, attr, method: InterfaceMethod, wrapped: ClassEntity, me
     )
 
 
-def _affected_subclasses(resolver, wrapper, attr, method, raws, project) -> list[tuple[str, bool]]:
+def _affected_subclasses(run: _Run, wrapper: ClassEntity, attr: str, method: str | None) -> list[tuple[str, bool]]:
     """Scanned classes that inherit the wrapper's gap, each with: is it in its EntryClass?"""
     out = []
+    for sub, entry in _subclasses(run, wrapper, attr):
+        if method is None or not has_member(run.resolver, sub, method):
+            label = sub.qualname if sub.path == wrapper.path else f"{sub.qualname} ({Path(sub.path).name})"
+            out.append((label, entry))
+    return out
+
+
+def _subclasses(run: _Run, wrapper: ClassEntity, attr: str) -> list[tuple[ClassEntity, bool]]:
+    """Scanned subclasses of a wrapper that do not hold the model themselves (memoised)."""
+    if (wrapper, attr) in run.subclasses:
+        return run.subclasses[(wrapper, attr)]
+    out = []
     needle = wrapper.qualname.rsplit(".", 1)[-1].encode()
-    for path, raw in raws.items():
+    for path, raw in run.raws.items():
         if needle not in raw:
             continue
-        mod = project.summary(path, raw)
-        if mod is None:
-            continue
-        for cls in mod.classes.values():
+        mod = run.project.summary(path, raw)
+        for cls in mod.classes.values() if mod else ():
             sub = ClassEntity(mod.path, cls.name)
-            if sub == wrapper or attr in cls.self_assigns or wrapper not in resolver.mro(sub):
-                continue
-            if method is None or not has_member(resolver, sub, method):
-                label = cls.name if mod.path == wrapper.path else f"{cls.name} ({Path(mod.path).name})"
-                out.append((label, cls.name in mod.entry_classes))
+            if sub != wrapper and attr not in cls.self_assigns and wrapper in run.resolver.mro(sub):
+                out.append((sub, cls.name in mod.entry_classes))
+    run.subclasses[(wrapper, attr)] = out
     return out

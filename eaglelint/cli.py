@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 
 from . import __version__
+from .cache import SummaryCache, default_cache_dir
 from .checker import display_path
 from .config import ConfigError, check_attributes, check_codes, check_interfaces
 from .delegation import STYLES
@@ -76,10 +77,17 @@ def _checked(check, values, flag: str):
     return None if split is None else check(split, flag)
 
 
-def run_lint(paths: tuple[Path, ...], finder: SettingsFinder, project: Project | None = None,
-             progress=None) -> LintResult:
+def make_project(no_cache: bool, cache_dir: Path | None) -> Project:
+    """The module index, with the persistent summary cache unless --no-cache."""
+    if no_cache:
+        return Project()
+    return Project(SummaryCache(cache_dir or default_cache_dir(), warn=lambda m: click.echo(m, err=True)))
+
+
+def run_lint(paths: tuple[Path, ...], finder: SettingsFinder, project: Project, progress=None,
+             jobs: int = 1) -> LintResult:
     try:
-        result = lint(_paths(paths), finder, project, progress)
+        result = lint(_paths(paths), finder, project, progress, jobs=jobs)
     except ConfigError as exc:
         raise UsageProblem(str(exc)) from None
     if not result.files_checked and result.findings and all(f.code == "EGL999" for f in result.findings):
@@ -101,6 +109,11 @@ COMMON = [
     click.option("--ignore", multiple=True, metavar="CODE[,CODE]", help="Do not report these rule codes."),
     click.option("--exclude", multiple=True, metavar="GLOB[,GLOB]",
                  help="Skip files and folders matching these globs (replaces the config's exclude)."),
+    click.option("--no-cache", is_flag=True, help="Do not read or write the summary cache."),
+    click.option("--cache-dir", type=click.Path(path_type=Path), envvar="EAGLELINT_CACHE_DIR",
+                 help="Summary cache folder (default: $XDG_CACHE_HOME/eaglelint)."),
+    click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+                 help="Processes that parse files (pays off on cold runs of large trees)."),
     click.option("--dependents/--no-dependents", default=None,
                  help="Given files, also check wrappers in other files of the same models folder whose "
                       "wrapped class or bases live in them (default: on)."),
@@ -154,7 +167,8 @@ def check(output_format, quiet, statistics, exit_zero, report_unused_suppression
     """
     finder = _finder(opts, report_unused_suppressions=report_unused_suppressions)
     progress = progress_bar if wants_progress(quiet, output_format) else None
-    result = run_lint(paths, finder, progress=progress)
+    project = make_project(opts["no_cache"], opts["cache_dir"])
+    result = run_lint(paths, finder, project, progress, opts["jobs"])
     if output_format == "json":
         write_json(result.findings, sys.stdout)
     elif output_format == "sarif":
@@ -190,8 +204,8 @@ def fix(write, show_diff, style, paths, **opts):
     if write and show_diff:
         raise UsageProblem("--write and --diff exclude each other")
     finder = _finder(opts, style=style)
-    project = Project()
-    result = run_lint(paths, finder, project)
+    project = make_project(opts["no_cache"], opts["cache_dir"])
+    result = run_lint(paths, finder, project, jobs=opts["jobs"])
     plan = _plan(result, project)
     console = Console(soft_wrap=True, stderr=not write)
     if not write:
@@ -213,7 +227,7 @@ def fix(write, show_diff, style, paths, **opts):
     methods = sum(len(f.added) for f in written)
     console.print(f"Added {methods} method{'s' if methods != 1 else ''} in {len(written)} file"
                   f"{'s' if len(written) != 1 else ''}.", highlight=False)
-    remaining = run_lint(paths, finder).findings
+    remaining = run_lint(paths, finder, make_project(opts["no_cache"], opts["cache_dir"]), jobs=opts["jobs"]).findings
     still = {(f.path, f.class_name, f.code, f.method) for f in remaining}
     _print_left(console, [(f, why) for f, why in plan.left if (f.path, f.class_name, f.code, f.method) in still])
     sys.exit(1 if remaining else 0)

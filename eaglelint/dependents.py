@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checker import wrapped_candidates
+from .checker import wrapped_candidates, wrapper_assignment_pattern
 from .discover import discover
 from .modules import Project
 from .resolve import ClassEntity, Resolver
@@ -79,7 +79,7 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     """
     changed_set = {Path(os.path.abspath(p)) for p in changed}
     checked = {Path(os.path.abspath(p)) for p in checked}
-    needles = [a.encode() for a in wrapper_attrs]
+    assigns = wrapper_assignment_pattern(wrapper_attrs)
     raws: dict[Path, bytes] = {}
     for path in _tree_files(changed_set):
         try:
@@ -89,7 +89,7 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     out: list[Dependent] = []
     for path in sorted(_reaching(changed_set, raws) if prefilter else raws):
         raw = raws[path]
-        if path in checked or not any(n in raw for n in needles):
+        if path in checked or not assigns.search(raw):
             continue
         mod = project.summary(path, raw)
         if mod is None:

@@ -62,7 +62,7 @@ class _Group:
 
 
 def lint(paths: list[Path], finder: SettingsFinder | None = None, project: Project | None = None,
-         progress: Progress | None = None, dependents: bool | None = None) -> LintResult:
+         progress: Progress | None = None, dependents: bool | None = None, jobs: int = 1) -> LintResult:
     """Findings for the given paths; ConfigError for a configuration that cannot be used.
 
     Each file is checked with the settings of its own closest config, as ruff does,
@@ -88,20 +88,21 @@ def lint(paths: list[Path], finder: SettingsFinder | None = None, project: Proje
     result = LintResult()
     for settings, group in groups.items():
         result.settings.append(settings)
-        _lint_group(settings, group, project, progress, dependents, result)
+        _lint_group(settings, group, project, progress, dependents, result, jobs)
     result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.method or ""))
     return result
 
 
 def _lint_group(settings: Settings, group: _Group, project: Project, progress: Progress | None,
-                dependents: bool | None, result: LintResult) -> None:
+                dependents: bool | None, result: LintResult, jobs: int = 1) -> None:
     files = group.files
     try:
         interfaces = select_interfaces(list(settings.interfaces) or None)
     except RulesError as exc:
         raise ConfigError(str(exc)) from None
     options = CheckOptions(tuple(interfaces), settings.wrapper_attributes)
-    checked = check_files(progress(files) if progress and files else files, options, project)
+    # check_files reads its file list once, in order: the progress bar advances as it does
+    checked = check_files(progress(files) if progress and files else files, options, project, jobs)
     raw = group.errors + checked.findings
     result.files_checked += checked.files_checked
     if (settings.dependents if dependents is None else dependents) and group.explicit:

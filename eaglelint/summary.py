@@ -92,6 +92,21 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
+class _Body:
+    """A function's statements, walked once; its local scope, built only if asked for."""
+
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef):
+        self.fn = fn
+        self.stmts = walk_local(fn.body)
+        self._scope: Scope | None = None
+
+    @property
+    def scope(self) -> Scope:
+        if self._scope is None:
+            self._scope = Scope(self.fn, self.stmts)
+        return self._scope
+
+
 class _Summarizer:
     def __init__(self, mod: ModuleSummary, source: str):
         self.mod = mod
@@ -142,7 +157,7 @@ class _Summarizer:
             if isinstance(node, ast.ClassDef):
                 self.classdef(node, prefix="")
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.mod.functions[node.name] = self.function(node)
+                self.mod.functions[node.name] = self.function(node, _Body(node))
 
     def bind(self, name: str, ref: Ref) -> None:
         self.mod.names.setdefault(name, []).append(ref)
@@ -182,9 +197,10 @@ class _Summarizer:
         self.mod.classes[qualname] = info
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                fn = self.function(stmt)
+                body = _Body(stmt)
+                fn = self.function(stmt, body)
                 info.methods[stmt.name] = fn
-                self.self_assigns(stmt, info)
+                self.self_assigns(body, info)
                 if stmt.name == "__getattr__":
                     info.getattr_forwards = _getattr_targets(stmt)
             elif isinstance(stmt, ast.ClassDef):
@@ -195,9 +211,8 @@ class _Summarizer:
                     if isinstance(target, ast.Name):
                         info.attrs[target.id] = (stmt.lineno, tuple(self.refs(stmt.value, None)))
 
-    def self_assigns(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ClassInfo) -> None:
-        scope: Scope | None = None
-        for node in walk_local(fn.body):
+    def self_assigns(self, body: _Body, info: ClassInfo) -> None:
+        for node in body.stmts:
             if isinstance(node, ast.Assign):
                 pairs = [(t, node.value) for t in node.targets]
             elif isinstance(node, ast.AnnAssign):
@@ -210,9 +225,7 @@ class _Summarizer:
                     and isinstance(target.value, ast.Name)
                     and target.value.id == "self"
                 ):
-                    if scope is None:
-                        scope = Scope(fn)
-                    values = self.refs(value, scope)
+                    values = self.refs(value, body.scope)
                     if isinstance(node, ast.AnnAssign) and node.value is not None:
                         # `self.lm: Cls = make()` -- the annotation names a candidate too
                         values += [Ref("call", args=(r,)) for r in self.refs(node.annotation, None)]
@@ -222,21 +235,18 @@ class _Summarizer:
                         WrapperAssign(node.lineno, tuple(values[:MAX_EXPANSION]))
                     )
 
-    def function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionInfo:
+    def function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, body: _Body) -> FunctionInfo:
         params, names = self.params(fn.args)
         if fn.returns is not None:
             names |= free_names(fn.returns)
         returns: list[Ref] = []
         returns_value = False
-        return_nodes = [n for n in walk_local(fn.body) if isinstance(n, ast.Return)]
-        if return_nodes:
-            scope = Scope(fn)
-            for ret in return_nodes:
-                if ret.value is not None and not (
-                    isinstance(ret.value, ast.Constant) and ret.value.value is None
-                ):
-                    returns_value = True
-                    returns.extend(self.refs(ret.value, scope))
+        for ret in body.stmts:
+            if isinstance(ret, ast.Return) and ret.value is not None and not (
+                isinstance(ret.value, ast.Constant) and ret.value.value is None
+            ):
+                returns_value = True
+                returns.extend(self.refs(ret.value, body.scope))
         return FunctionInfo(
             name=fn.name,
             line=fn.lineno,
@@ -289,7 +299,7 @@ def _getattr_targets(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, .
     params = [a.arg for a in fn.args.args]
     name_param = params[1] if len(params) > 1 else None
     found = []
-    for node in walk_local(fn.body):
+    for node in ast.walk(fn):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)

@@ -144,11 +144,19 @@ def _import_keys(path: Path, raw: bytes) -> set[tuple[bytes, bytes]]:
 
 def _reaching(changed: set[Path], raws: dict[Path, bytes]) -> set[Path]:
     """Files whose imports name a changed module, or a module whose imports do, and so on."""
-    keys = {path: _import_keys(path, raw) for path, raw in raws.items()}
+    keys: dict[Path, set[tuple[bytes, bytes]]] = {}
     seen = {_module_key(p) for p in changed}
     frontier, reached = set(seen), set()
     while frontier:
-        found = {path for path, named in keys.items() if path not in reached and named & frontier}
+        names = {name for _, name in frontier}
+        found = set()
+        for path, raw in raws.items():
+            if path in reached or not any(name in raw for name in names):
+                continue  # a plain bytes test first: most files never mention the name
+            if path not in keys:
+                keys[path] = _import_keys(path, raw)
+            if keys[path] & frontier:
+                found.add(path)
         reached |= found
         frontier = {_module_key(p) for p in found} - seen
         seen |= frontier

@@ -55,7 +55,7 @@ class FixError(Exception):
 
 def _method_order() -> dict[str, int]:
     order: dict[str, int] = {}
-    for iface in load_interfaces().values():
+    for iface in sorted(load_interfaces().values(), key=lambda i: not i.default):  # default packs' order first
         for m in iface.methods:
             order.setdefault(m.name, len(order))
     return order

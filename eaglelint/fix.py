@@ -25,7 +25,7 @@ from .imports import ImportPlan
 from .interfaces import load_interfaces
 from .modules import Project
 from .sources import SourceError, parse_source, read_source, split_lines
-from .summary import free_names
+from .summary import FunctionInfo, Param, free_names
 
 
 @dataclass
@@ -161,6 +161,9 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
     provider_path = Path(os.path.abspath(f.wrapped_path))
     provider = project.summary(provider_path)
     method = provider.classes[f.provider_class].methods.get(f.method) if provider else None
+    if method is None and _is_data_member(f.method):
+        # an attribute (class-level or set in __init__): a read-only property forwards it
+        method = FunctionInfo(f.method, 0, (Param("self", "pos"),), True, decorators=("property",))
     if method is None:
         raise NotFixable(f"the wrapped {f.method} is not a plain method (an attribute?); delegate it by hand")
     drop: set[str] = set()
@@ -183,6 +186,11 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
     if method.return_annotation and not drop_return:
         imports.require(_names(method.return_annotation), provider_path)
     return lines
+
+
+def _is_data_member(name: str | None) -> bool:
+    """A pack lists it as a property or attribute: the engine reads it, never calls it."""
+    return any(m.name == name and m.kind != "method" for i in load_interfaces().values() for m in i.methods)
 
 
 def _names(text: str) -> set[str]:

@@ -37,11 +37,12 @@ def copy_case(case: Path, tmp_path: Path) -> Path:
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
 def test_fix_writes_expected_output_and_is_idempotent(case, tmp_path):
     work = copy_case(case, tmp_path)
-    first = eaglelint("fix", "--write", ".", cwd=work)
+    args = (case / "args").read_text().split() if (case / "args").is_file() else []  # e.g. --interface PACKS
+    first = eaglelint("fix", "--write", *args, ".", cwd=work)
     assert first.returncode == (1 if case.name in NOT_FIXABLE else 0), first.stderr
     expected = (case / "wrapper.py.expected").read_bytes()
     assert (work / "wrapper.py").read_bytes() == expected
-    second = eaglelint("fix", "--write", ".", cwd=work)
+    second = eaglelint("fix", "--write", *args, ".", cwd=work)
     assert (work / "wrapper.py").read_bytes() == expected
     assert b"Added 0 methods" in second.stdout
 

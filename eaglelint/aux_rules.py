@@ -76,8 +76,17 @@ def _mentions_aux(node: ast.AST) -> bool:
 
 
 class AuxChecker:
-    def __init__(self, resolver: Resolver, attr: str):
-        self.resolver, self.attr = resolver, attr
+    def __init__(self, resolver: Resolver):
+        self.resolver = resolver
+        self._last: tuple[str, ast.Module | None] = ("", None)  # wrappers come file by file
+
+    def tree(self, path: str) -> ast.Module | None:
+        if self._last[0] != path:
+            try:
+                self._last = (path, parse_source(read_source(Path(path))))
+            except SourceError:
+                self._last = (path, None)
+        return self._last[1]
 
     def is_full_lm(self, cls: ClassEntity) -> bool:
         """A language model with its own LM head and logits processor, not a bare decoder."""
@@ -85,7 +94,7 @@ class AuxChecker:
         return cls.qualname.endswith("ForCausalLM") or any(
             "logits_processor" in self.resolver.info(c).self_assigns for c in mro)
 
-    def problems(self, wrapper: ClassEntity, wrapped: list[ClassEntity], has_member,
+    def problems(self, wrapper: ClassEntity, attr: str, wrapped: list[ClassEntity], has_member,
                  captures: tuple[str, ...] = CAPTURES[:1]) -> list[AuxProblem]:
         hook = next((h for h in captures if has_member(self.resolver, wrapper, h)
                      or any(self.resolver.find_member(c, h) for c in wrapped)), None)
@@ -94,16 +103,13 @@ class AuxChecker:
         owner = next((c for c in self.resolver.mro(wrapper) if "forward" in self.resolver.info(c).methods), None)
         if owner is None:
             return []
-        try:
-            tree = parse_source(read_source(Path(owner.path)))
-        except SourceError:
-            return []
-        cls = _class_node(tree, owner.qualname)
+        tree = self.tree(owner.path)
+        cls = _class_node(tree, owner.qualname) if tree is not None else None
         forward = _method(cls, "forward") if cls is not None else None
         if forward is None:
             return []
         full = bool(wrapped) and all(self.is_full_lm(c) for c in wrapped)
-        decoder_runs, logits_calls = self._shape(forward, full)
+        decoder_runs, logits_calls = self._shape(forward, full, attr)
         if not decoder_runs or not logits_calls:
             return []  # goes through the language model's own forward, or computes no logits itself
         out = []
@@ -142,11 +148,11 @@ class AuxChecker:
             values += list(info.attrs.get(FLAG, (0, ()))[1])
         return bool(values) and all(v.kind == "const" and v.name == "False" for v in values)
 
-    def _shape(self, forward: ast.AST, full: bool) -> tuple[list[ast.AST], list[ast.Call]]:
+    @staticmethod
+    def _shape(forward: ast.AST, full: bool, attr: str) -> tuple[list[ast.AST], list[ast.Call]]:
         """(calls that run the decoder directly, calls of self.logits_processor)."""
         runs: list[ast.AST] = []
         logits: list[ast.Call] = []
-        attr = self.attr
         for node in _local_nodes(forward):
             if not isinstance(node, ast.Call):
                 continue

@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .aux_rules import CAPTURES, AuxChecker
 from .interfaces import Interface, InterfaceMethod, load_codes
 from .modules import Project
 from .refs import Ref
@@ -118,9 +117,9 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     run = _Run(resolver, project, raws)
     for wrapper, attr in wrappers:
         result.findings.extend(_check_wrapper(run, wrapper, attr, methods))
-    captures = tuple(h for h in CAPTURES if h in {m.name for m in methods})
-    if captures:
-        result.findings.extend(_aux_findings(resolver, wrappers, captures))
+    from .wrapper_rules import path_findings  # builds on this module's Finding: imported late
+
+    result.findings.extend(path_findings(resolver, wrappers, methods, options.interfaces))
     result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.method or ""))
     if run_key:
         scanned = {Path(os.path.abspath(p)) for p in raws}
@@ -153,23 +152,6 @@ def wrapper_assignment_pattern(attrs: tuple[str, ...]) -> re.Pattern[bytes]:
     """Bytes test for `self.<attr> =` / `self.<attr>: T`: files without it cannot hold a wrapper."""
     names = b"|".join(re.escape(a.encode()) for a in attrs)
     return re.compile(rb"self\s*\.\s*(?:" + names + rb")\s*(?::|=(?!=))")
-
-
-def _aux_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]], captures) -> list[Finding]:
-    """EGL020-EGL022: the aux-hidden-state path of wrappers that a capture hook reaches."""
-    out = []
-    for wrapper, attr in wrappers:
-        mod = resolver.module(wrapper.path)
-        info = resolver.info(wrapper)
-        if forwards_getattr(resolver, wrapper, attr) or _is_component(mod, info):
-            continue
-        classes, _ = wrapped_candidates(resolver, wrapper, attr)
-        for p in AuxChecker(resolver, attr).problems(wrapper, classes, has_member, captures):
-            out.append(Finding(display_path(wrapper.path), p.line, p.column, p.code, p.message,
-                               class_name=info.name, wrapper_attribute=attr,
-                               wrapped_class=classes[0].qualname if classes else None,
-                               entry_class=info.name in mod.entry_classes))
-    return out
 
 
 def file_error(path: Path, reason: str) -> Finding:

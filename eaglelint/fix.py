@@ -64,8 +64,11 @@ def _method_order() -> dict[str, int]:
 def plan_fixes(findings: list[Finding], project: Project, style: str = "guard") -> FixPlan:
     plan = FixPlan()
     by_file: dict[str, list[Finding]] = {}
+    markers: list[Finding] = []
     for f in findings:
-        if f.fixable and f.method:
+        if f.fixable and f.code == "EGL030":
+            markers.append(f)
+        elif f.fixable and f.method:
             by_file.setdefault(os.path.abspath(f.path), []).append(f)
         else:
             plan.left.append((f, "no automatic fix for this rule"))
@@ -77,6 +80,10 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = "guard") 
             continue
         if fix is not None:
             plan.files.append(fix)
+    if markers:
+        from .vllm_fix import plan_marker_fixes  # builds on this module's FileFix: imported late
+
+        plan_marker_fixes(markers, project, plan)
     return plan
 
 
@@ -140,13 +147,7 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
             inserts.append((_insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
     if not added:
         return None
-    edits = inserts + imports.edits()
-    new_lines = list(lines)
-    for start, end, new in sorted(((e[0], e[0], e[1]) if len(e) == 2 else e for e in edits), reverse=True):
-        if start > 0 and not new_lines[start - 1].endswith(("\n", "\r")):
-            new_lines[start - 1] += newline
-        new_lines[start:end] = new
-    text = "".join(new_lines)
+    text = apply_edits(lines, inserts + imports.edits(), newline)
     try:
         ast.parse(text)
     except SyntaxError as exc:
@@ -154,6 +155,16 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
         return None
     bom = b"\xef\xbb\xbf" if src.raw.startswith(b"\xef\xbb\xbf") and not src.encoding.endswith("-sig") else b""
     return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)
+
+
+def apply_edits(lines: list[str], edits: list[tuple], newline: str) -> str:
+    """Apply (start, new) inserts and (start, end, new) replacements over 0-based line indexes."""
+    new_lines = list(lines)
+    for start, end, new in sorted(((e[0], e[0], e[1]) if len(e) == 2 else e for e in edits), reverse=True):
+        if start > 0 and not new_lines[start - 1].endswith(("\n", "\r")):
+            new_lines[start - 1] += newline
+        new_lines[start:end] = new
+    return "".join(new_lines)
 
 
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,

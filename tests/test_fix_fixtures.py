@@ -52,9 +52,10 @@ def test_fix_keeps_every_original_line_in_order(case):
     old = (case / "wrapper.py").read_bytes().splitlines(keepends=True)
     new = iter((case / "wrapper.py.expected").read_bytes().splitlines(keepends=True))
     import_lines = [line for line in old if line.lstrip().startswith((b"from ", b"import "))]
+    marker_fix = (case / "args").is_file() and "vllm" in (case / "args").read_text()
     for line in old:
-        if line in import_lines:
-            continue  # an import line may be merged with new names
+        if line in import_lines or (marker_fix and line.startswith(b"class ")):
+            continue  # an import line may be merged with new names; a vLLM fix edits the class header
         assert any(line == candidate for candidate in new), line
 
 

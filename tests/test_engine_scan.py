@@ -105,3 +105,17 @@ def test_root_is_found_from_a_checkout_or_the_package(tmp_path):
 def test_versions_order_numerically():
     assert version_key("0.5.10") > version_key("0.5.9")
     assert version_key("0.5.10.post1") > version_key("0.5.10")
+
+
+def test_unparsable_engine_file_is_reported_not_fatal(tmp_path):
+    spec = tmp_path / "sglang" / "srt" / "speculative"
+    spec.mkdir(parents=True)
+    (spec / "broken.py").write_text("def f(model_runner:\n    model_runner.model.x()\n")
+    (spec / "fine.py").write_text("def f(model_runner):\n    model_runner.model.set_thing()\n")
+    (spec / "deep.py").write_text("def g(model_runner):\n    return model_runner.model.y" + " + 1" * 20000 + "\n")
+    result = scan_engine(tmp_path, load_scan_rules())
+    assert set(result.names) == {"set_thing"}
+    assert {path for path, _ in result.errors} == {"sglang/srt/speculative/broken.py",
+                                                    "sglang/srt/speculative/deep.py"}
+    cli_result = CliRunner().invoke(cli, ["interfaces", str(tmp_path)])
+    assert cli_result.exit_code == 1 and "not scanned: sglang/srt/speculative/broken.py" in cli_result.output

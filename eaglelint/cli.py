@@ -260,6 +260,8 @@ def interfaces_cmd(sglang_root, interface, output_format):
         rules = load_scan_rules()
     except RulesError as exc:
         raise UsageProblem(str(exc)) from None
+    if not any(p.engine == "sglang" for p in packs):
+        raise UsageProblem("`interfaces` compares SGLang's engine with SGLang packs; select at least one")
     scan = scan_engine(root, rules, release_version(root))
     drift = compare(scan, packs, rules)
     if output_format == "json":

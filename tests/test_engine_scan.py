@@ -119,3 +119,7 @@ def test_unparsable_engine_file_is_reported_not_fatal(tmp_path):
                                                     "sglang/srt/speculative/deep.py"}
     cli_result = CliRunner().invoke(cli, ["interfaces", str(tmp_path)])
     assert cli_result.exit_code == 1 and "not scanned: sglang/srt/speculative/broken.py" in cli_result.output
+
+
+def test_cli_needs_an_sglang_pack_to_compare_with():
+    assert CliRunner().invoke(cli, ["interfaces", str(TREE), "--interface", "vllm"]).exit_code == 2

@@ -22,6 +22,13 @@ from .sources import SourceError, read_source
 
 DEFAULT_WRAPPER_ATTRS = ("language_model",)
 SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
+OPTIONAL_CODE = "EGL003"  # a target member the engine tests for (hasattr/getattr) and copes without
+
+
+def code_for(member: InterfaceMethod) -> str:
+    if member.called_on == "target" and not member.required:
+        return OPTIONAL_CODE
+    return SEVERITY_BY_CALLED_ON[member.called_on]
 
 
 @dataclass(frozen=True)
@@ -111,6 +118,9 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     run = _Run(resolver, project, raws)
     for wrapper, attr in wrappers:
         result.findings.extend(_check_wrapper(run, wrapper, attr, methods))
+    from .wrapper_rules import path_findings  # builds on this module's Finding: imported late
+
+    result.findings.extend(path_findings(resolver, wrappers, methods, options.interfaces))
     result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.method or ""))
     if run_key:
         scanned = {Path(os.path.abspath(p)) for p in raws}
@@ -150,11 +160,12 @@ def file_error(path: Path, reason: str) -> Finding:
 
 
 def _methods(interfaces: tuple[Interface, ...]) -> list[InterfaceMethod]:
-    """One entry per method name; a method any pack calls on the target wins."""
+    """One entry per member name of the SGLang packs; the strictest use wins (target, then required)."""
     by_name: dict[str, InterfaceMethod] = {}
     for iface in interfaces:
-        for m in iface.methods:
-            if m.name not in by_name or (m.called_on == "target" and by_name[m.name].called_on != "target"):
+        for m in iface.methods if iface.engine == "sglang" else ():
+            old = by_name.get(m.name)
+            if old is None or (m.called_on == "target", m.required) > (old.called_on == "target", old.required):
                 by_name[m.name] = m
     return list(by_name.values())
 
@@ -214,7 +225,7 @@ def _check_wrapper(run: _Run, wrapper: ClassEntity, attr: str, methods: list[Int
     for method in methods:
         if has_member(resolver, wrapper, method.name):
             continue
-        provider = _provider(resolver, classes, method.name)
+        provider = _provider(resolver, classes, method.name, method.kind != "method")
         if provider is None:
             continue
         wrapped, member = provider
@@ -244,11 +255,19 @@ def _is_component(mod, info) -> bool:
     )
 
 
-def _provider(resolver: Resolver, classes: list[ClassEntity], name: str) -> tuple[ClassEntity, Member] | None:
+def _provider(resolver: Resolver, classes: list[ClassEntity], name: str,
+              instance_attrs: bool = False) -> tuple[ClassEntity, Member] | None:
+    """The first candidate that has `name`; for attributes and properties, an instance
+    attribute set in a method (`self.capture_aux_hidden_states = False`) counts too."""
     for cls in classes:
         member = resolver.find_member(cls, name)
         if member is not None:
             return cls, member
+    for cls in classes if instance_attrs else ():
+        for owner in resolver.mro(cls):
+            assigns = resolver.info(owner).self_assigns.get(name)
+            if assigns:
+                return cls, Member(owner, assigns[0].line, None)
     return None
 
 
@@ -256,14 +275,15 @@ def _finding(path, info, attr, method: InterfaceMethod, wrapped: ClassEntity, me
              subclasses: list[str], entry: bool) -> Finding:
     where = f"{Path(member.owner.path).name}:{member.line}"
     via = "" if member.owner == wrapped else f" via {member.owner.qualname}"
-    draft = " (the engine calls it only on draft models today)" if method.called_on == "draft" else ""
+    draft = " (the engine calls it only on draft models today)" if method.called_on == "draft" else \
+        " (the engine tests for it and falls back without it)" if not method.required else ""
     also = f"; inherited by {', '.join(subclasses)}" if subclasses else ""
     message = (
         f"{info.name} lacks {method.name}, which its {attr} ({wrapped.qualname}{via}, {where}) "
         f"provides{draft}{also}; add a delegation (eaglelint fix)"
     )
     return Finding(
-        path, info.line, info.column, SEVERITY_BY_CALLED_ON[method.called_on], message,
+        path, info.line, info.column, code_for(method), message,
         class_name=info.name, wrapped_class=wrapped.qualname, method=method.name,
         wrapped_path=display_path(member.owner.path), wrapped_line=member.line,
         provider_class=member.owner.qualname, interface=method.interface,

@@ -6,6 +6,7 @@ internal error. A user mistake is a one-line message, never a traceback.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -281,6 +282,49 @@ def rule_cmd(code: str):
     click.echo(f"Severity: {rule.severity}. Automatic fix: {'yes (eaglelint fix)' if rule.fixable else 'no'}.\n")
     click.echo(f"What it finds\n{rule.what}\n\nWhy it breaks SGLang\n{rule.why}\n")
     click.echo(f"Bad\n{rule.bad}\n\nGood\n{rule.good}")
+
+
+@cli.command("interfaces")
+@click.argument("sglang_root", required=False, type=click.Path(path_type=Path))
+@click.option("--interface", multiple=True, metavar="PACK[,PACK]",
+              help="Packs to compare with (default: every SGLang pack in rules/interfaces/).")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def interfaces_cmd(sglang_root, interface, output_format):
+    """List what SGLang's engine calls or reads on the model object, and report drift.
+
+    SGLANG_ROOT is the folder holding sglang/ (a checkout's python/ is found too);
+    by default the installed sglang package (found, never imported). Each name is
+    printed with its call sites and whether the engine requires it or tests for it
+    (hasattr/getattr). Exit 1 on drift: a name no selected pack covers and that
+    rules/engine.toml does not list as known, or a pack entry the engine does not use.
+
+    \b
+    Examples:
+      eaglelint interfaces python/
+      eaglelint interfaces --interface eagle3,dflash --output-format json
+    """
+    from .engine_drift import compare, locate_root, release_version, to_json, write_text
+    from .engine_scan import load_scan_rules, scan_engine
+
+    root = locate_root(sglang_root)
+    if root is None:
+        where = sglang_root or "the installed sglang package or the working directory"
+        raise UsageProblem(f"no SGLang source (a folder holding sglang/srt) at {where}")
+    try:
+        packs = select_interfaces(_split(interface)) if interface else select_interfaces(["all"])
+        rules = load_scan_rules()
+    except RulesError as exc:
+        raise UsageProblem(str(exc)) from None
+    if not any(p.engine == "sglang" for p in packs):
+        raise UsageProblem("`interfaces` compares SGLang's engine with SGLang packs; select at least one")
+    scan = scan_engine(root, rules, release_version(root))
+    drift = compare(scan, packs, rules)
+    if output_format == "json":
+        json.dump(to_json(scan, drift, packs, rules), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        write_text(scan, drift, packs, rules, sys.stdout)
+    sys.exit(1 if drift.found else 0)
 
 
 def main() -> None:

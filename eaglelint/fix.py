@@ -25,7 +25,7 @@ from .imports import ImportPlan
 from .interfaces import load_interfaces
 from .modules import Project
 from .sources import SourceError, parse_source, read_source, split_lines
-from .summary import free_names
+from .summary import FunctionInfo, Param, free_names
 
 
 @dataclass
@@ -55,7 +55,7 @@ class FixError(Exception):
 
 def _method_order() -> dict[str, int]:
     order: dict[str, int] = {}
-    for iface in load_interfaces().values():
+    for iface in sorted(load_interfaces().values(), key=lambda i: not i.default):  # default packs' order first
         for m in iface.methods:
             order.setdefault(m.name, len(order))
     return order
@@ -64,8 +64,11 @@ def _method_order() -> dict[str, int]:
 def plan_fixes(findings: list[Finding], project: Project, style: str = "guard") -> FixPlan:
     plan = FixPlan()
     by_file: dict[str, list[Finding]] = {}
+    markers: list[Finding] = []
     for f in findings:
-        if f.fixable and f.method:
+        if f.fixable and f.code == "EGL030":
+            markers.append(f)
+        elif f.fixable and f.method:
             by_file.setdefault(os.path.abspath(f.path), []).append(f)
         else:
             plan.left.append((f, "no automatic fix for this rule"))
@@ -77,6 +80,10 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = "guard") 
             continue
         if fix is not None:
             plan.files.append(fix)
+    if markers:
+        from .vllm_fix import plan_marker_fixes  # builds on this module's FileFix: imported late
+
+        plan_marker_fixes(markers, project, plan)
     return plan
 
 
@@ -140,13 +147,7 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
             inserts.append((_insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
     if not added:
         return None
-    edits = inserts + imports.edits()
-    new_lines = list(lines)
-    for start, end, new in sorted(((e[0], e[0], e[1]) if len(e) == 2 else e for e in edits), reverse=True):
-        if start > 0 and not new_lines[start - 1].endswith(("\n", "\r")):
-            new_lines[start - 1] += newline
-        new_lines[start:end] = new
-    text = "".join(new_lines)
+    text = apply_edits(lines, inserts + imports.edits(), newline)
     try:
         ast.parse(text)
     except SyntaxError as exc:
@@ -156,11 +157,24 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
     return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)
 
 
+def apply_edits(lines: list[str], edits: list[tuple], newline: str) -> str:
+    """Apply (start, new) inserts and (start, end, new) replacements over 0-based line indexes."""
+    new_lines = list(lines)
+    for start, end, new in sorted(((e[0], e[0], e[1]) if len(e) == 2 else e for e in edits), reverse=True):
+        if start > 0 and not new_lines[start - 1].endswith(("\n", "\r")):
+            new_lines[start - 1] += newline
+        new_lines[start:end] = new
+    return "".join(new_lines)
+
+
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,
                 qualname: str) -> list[str]:
     provider_path = Path(os.path.abspath(f.wrapped_path))
     provider = project.summary(provider_path)
     method = provider.classes[f.provider_class].methods.get(f.method) if provider else None
+    if method is None and _is_data_member(f.method):
+        # an attribute (class-level or set in __init__): a read-only property forwards it
+        method = FunctionInfo(f.method, 0, (Param("self", "pos"),), True, decorators=("property",))
     if method is None:
         raise NotFixable(f"the wrapped {f.method} is not a plain method (an attribute?); delegate it by hand")
     drop: set[str] = set()
@@ -183,6 +197,11 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
     if method.return_annotation and not drop_return:
         imports.require(_names(method.return_annotation), provider_path)
     return lines
+
+
+def _is_data_member(name: str | None) -> bool:
+    """A pack lists it as a property or attribute: the engine reads it, never calls it."""
+    return any(m.name == name and m.kind != "method" for i in load_interfaces().values() for m in i.methods)
 
 
 def _names(text: str) -> set[str]:

@@ -1,0 +1,86 @@
+"""A forward pass of the built model on CPU, through SGLang's own batch and runner code.
+
+Why decode steps and not a prefill: for a DeepSeek (MLA) model SGLang routes a
+prefill without cached prefix to its MHA path, which hands the attention backend
+full-width keys and values (qk 24, v 16 here); the only CPU backend without
+sgl_kernel's CPU kernels, torch_native, ignores them and reads the latent MLA
+cache (kv_lora_rank + rope = 40) instead, and fails ("Expected size for first two
+dimensions of batch2 tensor to be: [4, 24] but got: [4, 40]"). Decode steps take the
+MLA (absorbed) path that torch_native serves. So the request starts as a one-token
+prompt whose slot is allocated by `prepare_for_extend` but not computed (its latent
+cache entry stays zero), and every later token is a real decode step.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import torch
+
+TOKENS = [5, 6, 7, 8]
+
+
+class _NoPrefixCache(SimpleNamespace):
+    """The tree-cache surface ScheduleBatch asks about; SGLang's bench_one_batch uses the same."""
+
+    def supports_swa(self) -> bool:
+        return False
+
+    def supports_mamba(self) -> bool:
+        return False
+
+    def is_chunk_cache(self) -> bool:
+        return False
+
+    def is_tree_cache(self) -> bool:
+        return True
+
+
+@torch.no_grad()
+def decode_with_aux(runner, capture_layer: int) -> dict:
+    from sglang.srt.managers.schedule_batch import Req, ScheduleBatch
+    from sglang.srt.model_executor.forward_batch_info import ForwardBatch
+    from sglang.srt.sampling.sampling_params import SamplingParams
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    req = Req(rid="probe", origin_input_text="", origin_input_ids=TOKENS[:1],
+              sampling_params=SamplingParams(temperature=0, max_new_tokens=len(TOKENS)), return_hidden_states=True)
+    req.fill_ids = req.origin_input_ids
+    req.logprob_start_len = -1
+    req.set_extend_input_len(len(req.fill_ids) - len(req.prefix_indices))
+    cache = _NoPrefixCache(page_size=runner.server_args.page_size, device=runner.device,
+                           token_to_kv_pool_allocator=runner.token_to_kv_pool_allocator)
+    batch = ScheduleBatch.init_new(reqs=[req], req_to_token_pool=runner.req_to_token_pool,
+                                   token_to_kv_pool_allocator=runner.token_to_kv_pool_allocator, tree_cache=cache,
+                                   model_config=runner.model_config, enable_overlap=False,
+                                   spec_algorithm=SpeculativeAlgorithm.NONE)
+    batch.prepare_for_extend()
+
+    seen = {}
+
+    def layer_input(module, args):
+        _, hidden_states, _, residual = args[:4]
+        seen["input"] = hidden_states + residual  # what DeepseekV2Model stores as the aux state of this layer
+
+    layers = runner.model.language_model.model.layers
+    hook = layers[capture_layer].register_forward_pre_hook(layer_input)
+    steps = []
+    try:
+        for token in TOKENS[1:]:
+            batch.output_ids = torch.tensor([token], dtype=torch.int64)
+            batch.prepare_for_decode()
+            forward_batch = ForwardBatch.init_new(batch.get_model_worker_batch(), runner)
+            out = runner.forward(forward_batch).logits_output
+            aux = out.hidden_states
+            steps.append({"token": token, "mode": forward_batch.forward_mode.name,
+                          "capture_hidden_mode": forward_batch.capture_hidden_mode.name,
+                          "aux_shape": None if aux is None else list(aux.shape),
+                          "aux_equals_layer_input": aux is not None and torch.equal(aux, seen["input"]),
+                          "logits_shape": list(out.next_token_logits.shape),
+                          "logits_finite": bool(torch.isfinite(out.next_token_logits).all()),
+                          "argmax": int(out.next_token_logits.argmax(-1)[0])})
+            for r in batch.reqs:
+                r.output_ids.append(token)
+    finally:
+        hook.remove()
+    return {"capture_layer": capture_layer, "num_layers": len(layers), "steps": steps}

@@ -1,0 +1,55 @@
+"""Shared set-up of the runtime tier: its cached venvs, tiny checkpoints and the probe runner.
+
+Not a conftest.py: tests/conftest.py is imported by name (`from conftest import REPO`),
+and a second conftest module would take its place in sys.modules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+RUNTIME_SCRIPTS = Path(__file__).resolve().parents[2] / "scripts" / "runtime"
+sys.path.insert(0, str(RUNTIME_SCRIPTS))
+
+from prepare_tree import EAGLE3, KIMI, copy_package, installed_package, run_fix  # noqa: E402
+from runtime_venv import RuntimeVenvError, ensure_venv  # noqa: E402
+
+__all__ = ["EAGLE3", "KIMI", "copy_package", "installed_package", "run_fix", "run_probe", "venv_python",
+           "write_checkpoints"]
+
+PROBE = Path(__file__).resolve().parent / "probe_kimi_k25.py"
+PROBE_TIMEOUT_S = 900
+
+
+def venv_python(version: str) -> Path:
+    """The runtime venv's python; a venv that cannot be built fails the test, it is never skipped."""
+    try:
+        return ensure_venv(version)
+    except RuntimeVenvError as exc:
+        pytest.fail(f"the runtime tier needs its own venv for sglang {version} and could not build it.\n{exc}",
+                    pytrace=False)
+
+
+def write_checkpoints(out: Path, layers: int = 3) -> tuple[Path, Path]:
+    """The tiny Kimi-K2.5 (3 layers, as the issue asks for the CPU build) and the EAGLE-3 draft the GPU script uses."""
+    done = subprocess.run([str(venv_python("0.5.9")), str(RUNTIME_SCRIPTS / "tiny_checkpoints.py"), str(out),
+                           "--layers", str(layers)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out / "target", out / "draft"
+
+
+def run_probe(python: Path, tree: Path, checkpoints: tuple[Path, Path], unfixed: Path, out: Path,
+              forward: bool = False) -> dict:
+    """Run the probe with `tree` first on sys.path and SGLang's CPU engine switch on; its JSON report."""
+    env = dict(os.environ, PYTHONPATH=str(tree), SGLANG_USE_CPU_ENGINE="1", PYTHONDONTWRITEBYTECODE="1")
+    cmd = [str(python), str(PROBE), "--target", str(checkpoints[0]), "--draft", str(checkpoints[1]),
+           "--unfixed", str(unfixed), "--out", str(out)] + (["--forward"] if forward else [])
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, cwd=out.parent)
+    assert done.returncode == 0, f"probe failed (exit {done.returncode}):\n{done.stderr[-6000:]}"
+    return json.loads(out.read_text())

@@ -10,7 +10,6 @@ Used by the CPU tests and the GPU script; needs nothing beyond the standard libr
 from __future__ import annotations
 
 import ast
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -53,9 +52,8 @@ def strip_methods(path: Path, class_name: str, names: tuple[str, ...] = EAGLE3) 
     return sorted(n.name for n in doomed)
 
 
-def run_fix(models: Path, python: str | Path = sys.executable) -> subprocess.CompletedProcess:
-    """`eaglelint fix --write models` with the eaglelint that `python` imports."""
-    if importlib.util.find_spec("eaglelint") is None and str(python) == sys.executable:
-        raise RuntimeError("eaglelint is not importable here; install it (pip install -e .) first")
-    return subprocess.run([str(python), "-m", "eaglelint", "fix", "--write", str(models)],
-                          capture_output=True, text=True)
+def run_fix(path: Path, python: str | Path = sys.executable,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`eaglelint fix --write path` with the eaglelint that `python` imports."""
+    return subprocess.run([str(python), "-m", "eaglelint", "fix", "--write", str(path)],
+                          capture_output=True, text=True, env=env)

@@ -7,10 +7,11 @@ import importlib.util
 import json
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
-from runtime_support import EAGLE3, KIMI, RUNTIME_SCRIPTS, run_probe, strip_methods, venv_python
+from runtime_support import EAGLE3, KIMI, RUNTIME_SCRIPTS, run_probe, strip_methods, trim_kernel_wheel, venv_python
 from runtime_support import gpu_script as gpu
 
 SCRIPT = RUNTIME_SCRIPTS / "gpu_eagle3_kimi_k25.py"
@@ -34,6 +35,24 @@ def test_strip_methods_removes_exactly_the_named_methods_and_their_decorators(tm
     assert strip_methods(path, "K") == []
     with pytest.raises(ValueError):
         strip_methods(path, "Missing")
+
+
+def test_trim_kernel_wheel_keeps_the_sm90_ops_and_a_matching_record(tmp_path):
+    names = ["sgl_kernel/__init__.py", "sgl_kernel/flash_ops.abi3.so", "sgl_kernel/sm90/common_ops.abi3.so",
+             "sgl_kernel/sm100/common_ops.abi3.so", "sgl_kernel/infllm_ops.cpython-310-x86_64-linux-gnu.so",
+             "sgl_kernel/flashmla_ops.abi3.so", "sgl_kernel/flash_attn.py", "triton_kernels/a.py"]
+    wheel = tmp_path / "in" / "sglang_kernel-0.4.5-cp310-abi3-manylinux2014_x86_64.whl"
+    wheel.parent.mkdir()
+    record = "sglang_kernel-0.4.5.dist-info/RECORD"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        for name in names:
+            zf.writestr(name, b"x")
+        zf.writestr(record, "".join(f"{n},sha256=x,1\n" for n in names) + f"{record},,\n")
+    with zipfile.ZipFile(trim_kernel_wheel.trim(wheel, tmp_path / "out")) as zf:
+        kept = ["sgl_kernel/__init__.py", "sgl_kernel/sm90/common_ops.abi3.so", "sgl_kernel/flash_attn.py",
+                "triton_kernels/a.py"]
+        assert zf.namelist() == [*kept, record]
+        assert [line.split(",")[0] for line in zf.read(record).decode().splitlines()] == [*kept, record]
 
 
 def test_missing_method_pattern_reads_sglangs_attribute_error():

@@ -70,8 +70,14 @@ def start_runner(args):
     bootstrap.init_parallel_runtime(server_args=args, device="cpu", dist_port=args.nccl_port)
     bootstrap.init_layer_runtime(model_config=config)
     initialize_moe_config()
-    return ModelRunner(model_config=config, mem_fraction_static=args.mem_fraction_static, gpu_id=0,
-                       nccl_port=args.nccl_port, server_args=args)
+    runner = ModelRunner(model_config=config, mem_fraction_static=args.mem_fraction_static, gpu_id=0,
+                         nccl_port=args.nccl_port, server_args=args)
+    # what the scheduler asks its TP worker for next; with CUDA graphs off the last one records their absence
+    runner.alloc_memory_pool()
+    runner.init_attention_backends()
+    with torch.no_grad():
+        runner.init_cuda_graphs()
+    return runner
 
 
 def load_with_sentinel(model_class, model_config) -> tuple[object, list[str]]:

@@ -57,7 +57,7 @@ def report_0_5_23(tmp_path_factory, checkpoints) -> dict:
     tmp = tmp_path_factory.mktemp("sglang-0.5.23")
     python, tree, released_kimi, fixed_kimi = fixed_release("0.5.23", tmp)
     assert fixed_kimi == released_kimi.read_bytes()  # upstream delegates already: the fix leaves it alone
-    report = run_probe(python, tree, checkpoints, released_kimi, tmp / "report.json")
+    report = run_probe(python, tree, checkpoints, released_kimi, tmp / "report.json", forward=True)
     assert report["sglang"] == "0.5.23"
     assert report["fixed_class_file"] == str(tree / "sglang" / KIMI[0])
     return report
@@ -115,12 +115,17 @@ def test_tiny_checkpoints_fill_every_parameter_through_sglangs_loader(release, r
     assert report["draft_class"] == "LlamaForCausalLMEagle3"
 
 
-def test_0_5_9_forward_on_cpu_yields_the_aux_hidden_state_of_the_chosen_layer(report_0_5_9):
-    forward = report_0_5_9["forward"]
+@pytest.mark.parametrize("release", ["0.5.9", "0.5.23"])
+def test_forward_on_cpu_yields_the_aux_hidden_state_of_the_chosen_layer(release, request):
+    forward = request.getfixturevalue("report_" + release.replace(".", "_"))["forward"]
     assert forward["capture_layer"] == 2 and forward["num_layers"] == 3
     assert len(forward["steps"]) == 3
     for step in forward["steps"]:
         assert step["mode"] == "DECODE" and step["capture_hidden_mode"] == "FULL"
         assert step["aux_shape"] == [1, 64]
-        assert step["aux_equals_layer_input"] is True
+        # the residual stream entering each layer, read by a hook on its input norm: the aux state
+        # is exactly the one entering layer 2, and differs from the one entering layer 1
+        diffs = step["aux_diff_to_stream_into_layer"]
+        assert set(diffs) == {"1", "2"}
+        assert diffs["2"] == 0.0 and diffs["1"] > 0.0
         assert step["logits_shape"] == [1, 256] and step["logits_finite"] is True

@@ -23,9 +23,10 @@ from prepare_tree import EAGLE3, KIMI, copy_package, installed_package, run_fix,
 from runtime_venv import RuntimeVenvError, ensure_venv  # noqa: E402
 
 __all__ = ["EAGLE3", "KIMI", "RUNTIME_SCRIPTS", "copy_package", "gpu_script", "installed_package", "run_fix",
-           "run_probe", "strip_methods", "trim_kernel_wheel", "venv_python", "write_checkpoints"]
+           "run_imports", "run_probe", "strip_methods", "trim_kernel_wheel", "venv_python", "write_checkpoints"]
 
 PROBE = Path(__file__).resolve().parent / "probe_kimi_k25.py"
+IMPORTS = Path(__file__).resolve().parent / "probe_imports.py"
 PROBE_TIMEOUT_S = 900
 
 
@@ -46,12 +47,27 @@ def write_checkpoints(out: Path, layers: int = 3) -> tuple[Path, Path]:
     return out / "target", out / "draft"
 
 
+def run_child(python: Path, script: Path, args: list[str], out: Path, tree: Path | None) -> dict:
+    """Run `script` in the runtime venv with `tree` (if any) first on sys.path and SGLang's CPU engine
+    switch on; the JSON it wrote to `out`."""
+    env = dict(os.environ, SGLANG_USE_CPU_ENGINE="1", PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTHONPATH", None)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    done = subprocess.run([str(python), str(script), *args], env=env, capture_output=True, text=True,
+                          timeout=PROBE_TIMEOUT_S, cwd=out.parent)
+    assert done.returncode == 0, f"{script.name} failed (exit {done.returncode}):\n{done.stderr[-6000:]}"
+    return json.loads(out.read_text())
+
+
 def run_probe(python: Path, tree: Path, checkpoints: tuple[Path, Path], unfixed: Path, out: Path,
               forward: bool = False) -> dict:
-    """Run the probe with `tree` first on sys.path and SGLang's CPU engine switch on; its JSON report."""
-    env = dict(os.environ, PYTHONPATH=str(tree), SGLANG_USE_CPU_ENGINE="1", PYTHONDONTWRITEBYTECODE="1")
-    cmd = [str(python), str(PROBE), "--target", str(checkpoints[0]), "--draft", str(checkpoints[1]),
-           "--unfixed", str(unfixed), "--out", str(out)] + (["--forward"] if forward else [])
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, cwd=out.parent)
-    assert done.returncode == 0, f"probe failed (exit {done.returncode}):\n{done.stderr[-6000:]}"
-    return json.loads(out.read_text())
+    """The probe's report on the tiny Kimi-K2.5 built from `tree`."""
+    args = ["--target", str(checkpoints[0]), "--draft", str(checkpoints[1]), "--unfixed", str(unfixed),
+            "--out", str(out)] + (["--forward"] if forward else [])
+    return run_child(python, PROBE, args, out, tree)
+
+
+def run_imports(python: Path, tree: Path | None, out: Path) -> dict:
+    """How each module of sglang.srt.models imports, from `tree` or (None) from the release itself."""
+    return run_child(python, IMPORTS, [str(out)], out, tree)

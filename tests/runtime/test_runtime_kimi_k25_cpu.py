@@ -17,6 +17,7 @@ from runtime_support import (
     copy_package,
     installed_package,
     run_fix,
+    run_imports,
     run_probe,
     venv_python,
     write_checkpoints,
@@ -30,36 +31,49 @@ def checkpoints(tmp_path_factory) -> tuple[Path, Path]:
     return write_checkpoints(tmp_path_factory.mktemp("checkpoints"))
 
 
-def fixed_release(version: str, tmp: Path) -> tuple[Path, Path, Path, bytes]:
-    """(venv python, fixed copy root, the release's own kimi_k25.py, its bytes after the fix)."""
+def fixed_release(version: str, tmp: Path) -> dict:
+    """The release's venv python, its installed package, and a copy of it after `eaglelint fix --write`."""
     python = venv_python(version)
     released = installed_package(python)
     tree = copy_package(released, tmp / "tree")
     done = run_fix(tree / "sglang" / "srt" / "models", sys.executable)
     assert done.returncode in (0, 1), done.stderr
-    return python, tree, released / KIMI[0], (tree / "sglang" / KIMI[0]).read_bytes()
+    changed = sorted(str(p.relative_to(tree / "sglang")) for p in (tree / "sglang").rglob("*.py")
+                     if p.read_bytes() != (released / p.relative_to(tree / "sglang")).read_bytes())
+    return {"python": python, "released": released, "tree": tree, "changed": changed}
 
 
 @pytest.fixture(scope="module")
-def report_0_5_9(tmp_path_factory, checkpoints) -> dict:
-    tmp = tmp_path_factory.mktemp("sglang-0.5.9")
-    python, tree, released_kimi, fixed_kimi = fixed_release("0.5.9", tmp)
-    assert fixed_kimi != released_kimi.read_bytes()
-    report = run_probe(python, tree, checkpoints, released_kimi, tmp / "report.json", forward=True)
+def fixed_0_5_9(tmp_path_factory) -> dict:
+    return fixed_release("0.5.9", tmp_path_factory.mktemp("sglang-0.5.9"))
+
+
+@pytest.fixture(scope="module")
+def fixed_0_5_23(tmp_path_factory) -> dict:
+    return fixed_release("0.5.23", tmp_path_factory.mktemp("sglang-0.5.23"))
+
+
+@pytest.fixture(scope="module")
+def report_0_5_9(fixed_0_5_9, checkpoints) -> dict:
+    fixed = fixed_0_5_9
+    assert KIMI[0] in fixed["changed"]
+    released_kimi = fixed["released"] / KIMI[0]
+    report = run_probe(fixed["python"], fixed["tree"], checkpoints, released_kimi,
+                       fixed["tree"].parent / "report.json", forward=True)
     assert report["sglang"] == "0.5.9"
-    assert report["fixed_class_file"] == str(tree / "sglang" / KIMI[0])
+    assert report["fixed_class_file"] == str(fixed["tree"] / "sglang" / KIMI[0])
     assert report["unfixed_class_file"] == str(released_kimi)
     return report
 
 
 @pytest.fixture(scope="module")
-def report_0_5_23(tmp_path_factory, checkpoints) -> dict:
-    tmp = tmp_path_factory.mktemp("sglang-0.5.23")
-    python, tree, released_kimi, fixed_kimi = fixed_release("0.5.23", tmp)
-    assert fixed_kimi == released_kimi.read_bytes()  # upstream delegates already: the fix leaves it alone
-    report = run_probe(python, tree, checkpoints, released_kimi, tmp / "report.json", forward=True)
+def report_0_5_23(fixed_0_5_23, checkpoints) -> dict:
+    fixed = fixed_0_5_23
+    assert KIMI[0] not in fixed["changed"]  # upstream delegates already: the fix leaves it alone
+    report = run_probe(fixed["python"], fixed["tree"], checkpoints, fixed["released"] / KIMI[0],
+                       fixed["tree"].parent / "report.json", forward=True)
     assert report["sglang"] == "0.5.23"
-    assert report["fixed_class_file"] == str(tree / "sglang" / KIMI[0])
+    assert report["fixed_class_file"] == str(fixed["tree"] / "sglang" / KIMI[0])
     return report
 
 
@@ -129,3 +143,16 @@ def test_forward_on_cpu_yields_the_aux_hidden_state_of_the_chosen_layer(release,
         assert set(diffs) == {"1", "2"}
         assert diffs["2"] == 0.0 and diffs["1"] > 0.0
         assert step["logits_shape"] == [1, 256] and step["logits_finite"] is True
+
+
+@pytest.mark.parametrize("release", ["0.5.9", "0.5.23"])
+def test_whole_tree_fix_leaves_every_model_module_importing_as_before(release, request, tmp_path):
+    fixed = request.getfixturevalue("fixed_" + release.replace(".", "_"))
+    before = run_imports(fixed["python"], None, tmp_path / "before.json")
+    after = run_imports(fixed["python"], fixed["tree"], tmp_path / "after.json")
+    assert before["models_dir"].startswith(str(fixed["released"]))
+    assert after["models_dir"].startswith(str(fixed["tree"]))
+    assert after["outcomes"] == before["outcomes"]
+    changed = {"sglang." + p.removesuffix(".py").replace("/", ".") for p in fixed["changed"]}
+    imported = {m for m in changed if before["outcomes"].get(m) == "ok"}
+    assert len(imported) >= 5, (sorted(changed), before["outcomes"])

@@ -1,0 +1,184 @@
+"""Tiny random-weight checkpoints: a Kimi-K2.5 target and an EAGLE-3 draft for it.
+
+Why: the runtime proof needs a model SGLang loads through its own config and
+weight-loading code, in seconds, on a CPU or one small GPU, with no download.
+Names and shapes follow the published checkpoints (Hugging Face layout:
+`language_model.model.layers.N...` for the DeepSeek-V3 text model,
+`vision_tower.*`/`mm_projector.proj.N` for the MoonViT tower, and the
+SpecForge EAGLE-3 layout `midlayer.*`/`fc`/`d2t`), not SGLang's fused parameter
+names, so SGLang's loader does the renaming and fusing just as it does for
+the real model. Needs torch and safetensors; never imports SGLang.
+
+    python scripts/runtime/tiny_checkpoints.py OUT_DIR [--layers 5] [--aux-layer-ids 1,2,3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+TEXT = {  # DeepSeek-V3 in miniature: MLA, 1 dense layer then MoE, yarn rope.
+    "architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3",
+    "vocab_size": 256, "hidden_size": 64, "intermediate_size": 128, "moe_intermediate_size": 32,
+    "num_hidden_layers": 3, "first_k_dense_replace": 1, "moe_layer_freq": 1,
+    "n_routed_experts": 4, "num_experts_per_tok": 2, "n_shared_experts": 1, "n_group": 1, "topk_group": 1,
+    "routed_scaling_factor": 2.5, "scoring_func": "sigmoid", "topk_method": "noaux_tc", "norm_topk_prob": True,
+    "num_attention_heads": 4, "num_key_value_heads": 4,
+    "q_lora_rank": 32, "kv_lora_rank": 32, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16,
+    "max_position_embeddings": 512, "rope_theta": 50000.0,
+    "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 128,
+                     "beta_fast": 32, "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0},
+    "rms_norm_eps": 1e-6, "hidden_act": "silu", "tie_word_embeddings": False,
+    "bos_token_id": 1, "eos_token_id": 2, "torch_dtype": "bfloat16",
+}
+VISION = {  # MoonViT in miniature: one block, 2x2 patch merge into the text width.
+    "patch_size": 14, "init_pos_emb_height": 4, "init_pos_emb_width": 4, "init_pos_emb_time": 4,
+    "pos_emb_type": "divided_fixed", "num_attention_heads": 2, "num_hidden_layers": 1,
+    "hidden_size": 32, "vt_hidden_size": 32, "intermediate_size": 64, "merge_kernel_size": [2, 2],
+    "video_attn_type": "spatial_temporal", "merge_type": "sd2_tpool", "mm_projector_type": "patchmerger",
+    "mm_hidden_size": 32, "projector_hidden_act": "gelu", "projector_ln_eps": 1e-5, "text_hidden_size": 64,
+}
+DRAFT = {  # one Llama layer reading the target's aux hidden states (SpecForge's EAGLE-3 layout)
+    "architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama",
+    "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 1,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "hidden_act": "silu",
+    "vocab_size": 256, "draft_vocab_size": 256, "max_position_embeddings": 512, "rope_theta": 50000.0,
+    "rms_norm_eps": 1e-6, "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2,
+    "torch_dtype": "bfloat16",
+}
+
+
+def kimi_k25_config(layers: int = 3) -> dict:
+    text = dict(TEXT, num_hidden_layers=layers)
+    return {"architectures": ["KimiK25ForConditionalGeneration"], "model_type": "kimi_k25",
+            "text_config": text, "vision_config": dict(VISION), "media_placeholder_token_id": 250,
+            "pad_token_id": 0, "torch_dtype": "bfloat16"}
+
+
+def eagle3_config(aux_layer_ids: list[int]) -> dict:
+    return dict(DRAFT, eagle_config={"use_aux_hidden_state": True,
+                                     "eagle_aux_hidden_state_layer_ids": list(aux_layer_ids)})
+
+
+def kimi_k25_shapes(config: dict) -> dict[str, tuple[int, ...]]:
+    """Every tensor of the checkpoint, by its published name."""
+    t, v = config["text_config"], config["vision_config"]
+    h, heads = t["hidden_size"], t["num_attention_heads"]
+    qk = t["qk_nope_head_dim"] + t["qk_rope_head_dim"]
+    out: dict[str, tuple[int, ...]] = {"language_model.model.embed_tokens.weight": (t["vocab_size"], h),
+                                       "language_model.model.norm.weight": (h,),
+                                       "language_model.lm_head.weight": (t["vocab_size"], h)}
+    for i in range(t["num_hidden_layers"]):
+        p = f"language_model.model.layers.{i}."
+        out |= {p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,),
+                p + "self_attn.q_a_proj.weight": (t["q_lora_rank"], h),
+                p + "self_attn.q_a_layernorm.weight": (t["q_lora_rank"],),
+                p + "self_attn.q_b_proj.weight": (heads * qk, t["q_lora_rank"]),
+                p + "self_attn.kv_a_proj_with_mqa.weight": (t["kv_lora_rank"] + t["qk_rope_head_dim"], h),
+                p + "self_attn.kv_a_layernorm.weight": (t["kv_lora_rank"],),
+                p + "self_attn.kv_b_proj.weight": (heads * (t["qk_nope_head_dim"] + t["v_head_dim"]),
+                                                   t["kv_lora_rank"]),
+                p + "self_attn.o_proj.weight": (h, heads * t["v_head_dim"])}
+        if i < t["first_k_dense_replace"]:
+            out |= _mlp(p + "mlp.", h, t["intermediate_size"])
+            continue
+        out |= {p + "mlp.gate.weight": (t["n_routed_experts"], h),
+                p + "mlp.gate.e_score_correction_bias": (t["n_routed_experts"],)}
+        for e in range(t["n_routed_experts"]):
+            out |= _mlp(f"{p}mlp.experts.{e}.", h, t["moe_intermediate_size"])
+        out |= _mlp(p + "mlp.shared_experts.", h, t["moe_intermediate_size"] * t["n_shared_experts"])
+    vh, ps = v["hidden_size"], v["patch_size"]
+    out |= {"vision_tower.patch_embed.proj.weight": (vh, 3, ps, ps), "vision_tower.patch_embed.proj.bias": (vh,),
+            "vision_tower.patch_embed.pos_emb.weight": (v["init_pos_emb_height"], v["init_pos_emb_width"], vh),
+            "vision_tower.encoder.final_layernorm.weight": (vh,), "vision_tower.encoder.final_layernorm.bias": (vh,)}
+    for i in range(v["num_hidden_layers"]):
+        p = f"vision_tower.encoder.blocks.{i}."
+        out |= {p + "norm0.weight": (vh,), p + "norm0.bias": (vh,), p + "norm1.weight": (vh,),
+                p + "norm1.bias": (vh,), p + "wqkv.weight": (3 * vh, vh), p + "wqkv.bias": (3 * vh,),
+                p + "wo.weight": (vh, vh), p + "wo.bias": (vh,),
+                p + "mlp.fc0.weight": (v["intermediate_size"], vh), p + "mlp.fc0.bias": (v["intermediate_size"],),
+                p + "mlp.fc1.weight": (vh, v["intermediate_size"]), p + "mlp.fc1.bias": (vh,)}
+    merged = vh * v["merge_kernel_size"][0] * v["merge_kernel_size"][1]
+    out |= {"mm_projector.pre_norm.weight": (vh,), "mm_projector.pre_norm.bias": (vh,),
+            "mm_projector.proj.0.weight": (merged, merged), "mm_projector.proj.0.bias": (merged,),
+            "mm_projector.proj.2.weight": (v["text_hidden_size"], merged),
+            "mm_projector.proj.2.bias": (v["text_hidden_size"],)}
+    return out
+
+
+def eagle3_shapes(config: dict, target_hidden: int) -> dict[str, tuple[int, ...]]:
+    h, hd = config["hidden_size"], config["head_dim"]
+    q, kv = config["num_attention_heads"] * hd, config["num_key_value_heads"] * hd
+    aux = len(config["eagle_config"]["eagle_aux_hidden_state_layer_ids"])  # 0.5.9 wants 3; later, len(ids)
+    p = "midlayer."
+    out = {"fc.weight": (h, aux * target_hidden), "norm.weight": (h,),
+           "lm_head.weight": (config["draft_vocab_size"], h), "d2t": (config["draft_vocab_size"],),
+           p + "input_layernorm.weight": (h,), p + "hidden_norm.weight": (h,),
+           p + "post_attention_layernorm.weight": (h,),
+           # the layer reads [embedding ; hidden state], hence 2h inputs
+           p + "self_attn.q_proj.weight": (q, 2 * h), p + "self_attn.k_proj.weight": (kv, 2 * h),
+           p + "self_attn.v_proj.weight": (kv, 2 * h), p + "self_attn.o_proj.weight": (h, q)}
+    return out | _mlp(p + "mlp.", h, config["intermediate_size"])
+
+
+def _mlp(prefix: str, hidden: int, inner: int) -> dict[str, tuple[int, ...]]:
+    return {prefix + "gate_proj.weight": (inner, hidden), prefix + "up_proj.weight": (inner, hidden),
+            prefix + "down_proj.weight": (hidden, inner)}
+
+
+def random_tensors(shapes: dict[str, tuple[int, ...]], seed: int) -> dict:
+    """Small random weights; norms near 1 so activations stay finite through the layers."""
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    out = {}
+    for name, shape in shapes.items():
+        if name == "d2t":  # draft id -> target id offsets; zero: the draft vocabulary is the target's
+            out[name] = torch.zeros(shape, dtype=torch.int64)
+        elif name.endswith("e_score_correction_bias"):
+            out[name] = torch.zeros(shape, dtype=torch.float32)
+        elif "norm" in name.rsplit(".", 2)[-2] and name.endswith("weight"):
+            out[name] = (1 + 0.02 * torch.randn(shape, generator=gen)).to(torch.bfloat16)
+        else:
+            out[name] = (0.02 * torch.randn(shape, generator=gen)).to(torch.bfloat16)
+    return out
+
+
+def write(directory: Path, config: dict, tensors: dict) -> Path:
+    from safetensors.torch import save_file
+
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    save_file({k: v.contiguous() for k, v in tensors.items()}, str(directory / "model.safetensors"),
+              metadata={"format": "pt"})
+    return directory
+
+
+def write_kimi_k25(directory: Path, layers: int = 3, seed: int = 0) -> Path:
+    config = kimi_k25_config(layers)
+    return write(directory, config, random_tensors(kimi_k25_shapes(config), seed))
+
+
+def write_eagle3(directory: Path, aux_layer_ids: list[int], target_hidden: int = TEXT["hidden_size"],
+                 seed: int = 1) -> Path:
+    config = eagle3_config(aux_layer_ids)
+    return write(directory, config, random_tensors(eagle3_shapes(config, target_hidden), seed))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--layers", type=int, default=5)
+    # First id 1: SGLang then captures layers 2, 3, 4 under both of its conventions (ids + 1 in
+    # 0.5.9; in later releases + 1 only when the first id is 1).
+    parser.add_argument("--aux-layer-ids", default="1,2,3")
+    args = parser.parse_args()
+    target = write_kimi_k25(args.out / "target", args.layers)
+    draft = write_eagle3(args.out / "draft", [int(x) for x in args.aux_layer_ids.split(",")])
+    print(target)
+    print(draft)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""Build the tiny Kimi-K2.5 inside real SGLang on CPU and report what its EAGLE-3 methods do.
+
+Run by tests/runtime in the runtime venv, with the (fixed) sglang copy first on
+sys.path and SGLANG_USE_CPU_ENGINE=1. It sets SGLang up as its scheduler does
+(server args, MoE config, then ModelRunner: gloo init with world size 1, model
+parallel, DP attention, weight loading through SGLang's own ModelConfig and
+loader), and writes one JSON object of observations; the test asserts on them.
+
+    python probe_kimi_k25.py --target DIR --draft DIR --unfixed kimi_k25.py --out report.json [--forward]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import socket
+import sys
+from pathlib import Path
+
+sys.path.insert(1, str(Path(__file__).resolve().parent))
+import standins
+
+standins.install()
+
+import torch  # noqa: E402
+
+EAGLE3 = ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_args(target: Path):
+    from sglang.srt.server_args import ServerArgs
+
+    return ServerArgs(model_path=str(target), device="cpu", skip_tokenizer_init=True,
+                      attention_backend="torch_native", sampling_backend="pytorch", disable_cuda_graph=True,
+                      mem_fraction_static=0.05, max_total_tokens=256, max_running_requests=4,
+                      chunked_prefill_size=64, max_prefill_tokens=64, nccl_port=free_port())
+
+
+def start_runner(args):
+    """What the scheduler and its TP worker do before the first batch, for one CPU rank."""
+    from sglang.srt.configs.model_config import ModelConfig
+    from sglang.srt.layers.moe import initialize_moe_config
+    from sglang.srt.model_executor.model_runner import ModelRunner
+
+    if importlib.util.find_spec("sglang.srt.runtime_context") is None:  # 0.5.9: global server args
+        from sglang.srt.server_args import set_global_server_args_for_scheduler
+
+        set_global_server_args_for_scheduler(args)
+        initialize_moe_config(args)
+        config = ModelConfig.from_server_args(args)
+        # ModelRunner itself inits gloo (world size 1), model parallel and DP attention on CPU
+        return ModelRunner(model_config=config, mem_fraction_static=args.mem_fraction_static, gpu_id=0,
+                           tp_rank=0, tp_size=1, moe_ep_rank=0, moe_ep_size=1, pp_rank=0, pp_size=1,
+                           nccl_port=args.nccl_port, server_args=args)
+    # 0.5.23: the scheduler publishes the config, then bootstrap builds the process groups
+    from sglang.srt.distributed import bootstrap
+    from sglang.srt.runtime_context import SpawnRanks, publish
+
+    publish(args, role="scheduler", ranks=SpawnRanks(world_rank=0, dp_rank=None, gpu_id=0))
+    config = ModelConfig.from_server_args(args)
+    bootstrap.init_parallel_runtime(server_args=args, device="cpu", dist_port=args.nccl_port)
+    bootstrap.init_layer_runtime(model_config=config)
+    initialize_moe_config()
+    runner = ModelRunner(model_config=config, mem_fraction_static=args.mem_fraction_static, gpu_id=0,
+                         nccl_port=args.nccl_port, server_args=args)
+    # what the scheduler asks its TP worker for next; with CUDA graphs off the last one records their absence
+    runner.alloc_memory_pool()
+    runner.init_attention_backends()
+    with torch.no_grad():
+        runner.init_cuda_graphs()
+    return runner
+
+
+def load_with_sentinel(model_class, model_config) -> tuple[object, list[str]]:
+    """Build `model_class` and load the checkpoint over NaN-filled parameters: what stays NaN was never loaded."""
+    from sglang.srt.configs.load_config import LoadConfig
+    from sglang.srt.model_loader.loader import DefaultModelLoader
+    from sglang.srt.model_loader.utils import set_default_torch_dtype
+
+    loader = DefaultModelLoader(LoadConfig())
+    with set_default_torch_dtype(model_config.dtype), torch.device("cpu"):
+        model = model_class(config=model_config.hf_config, quant_config=None)
+    with torch.no_grad():
+        for param in model.parameters():
+            param.fill_(math.nan)
+    loader.load_weights_and_postprocess(model, loader._get_all_weights(model_config, model), torch.device("cpu"))
+    missing = sorted(n for n, p in model.named_parameters() if p.is_floating_point() and p.isnan().any())
+    return model, missing
+
+
+def load_unfixed_class(path: Path, name: str):
+    """The release's own kimi_k25.py, imported beside the fixed copy (same SGLang, same state)."""
+    spec = importlib.util.spec_from_file_location("sglang.srt.models._kimi_k25_unfixed", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name), module.__file__
+
+
+def missing_methods(model) -> dict[str, str | None]:
+    out = {}
+    for name in EAGLE3:
+        try:
+            getattr(model, name)
+            out[name] = None
+        except AttributeError as exc:
+            out[name] = f"AttributeError: {exc}"
+    return out
+
+
+def eagle3_behaviour(model) -> dict:
+    lm = model.language_model
+    report = {"before": {"capture_aux_hidden_states": lm.capture_aux_hidden_states,
+                         "layers_to_capture": list(lm.model.layers_to_capture)}}
+    model.set_eagle3_layers_to_capture([1])
+    report["after_set_layers"] = {"capture_aux_hidden_states": lm.capture_aux_hidden_states,
+                                  "layers_to_capture": list(lm.model.layers_to_capture)}
+    embed, head = model.get_embed_and_head()
+    report["get_embed_and_head"] = {"embed_is_wrapped": embed is lm.model.embed_tokens.weight,
+                                    "head_is_wrapped": head is lm.lm_head.weight,
+                                    "embed_shape": list(embed.shape), "head_shape": list(head.shape)}
+    new_embed = torch.nn.Parameter(embed.detach().clone() + 1, requires_grad=False)
+    new_head = torch.nn.Parameter(head.detach().clone() + 1, requires_grad=False)
+    model.set_embed_and_head(new_embed, new_head)
+    report["set_embed_and_head"] = {"embed_replaced": lm.model.embed_tokens.weight is new_embed,
+                                    "head_replaced": lm.lm_head.weight is new_head,
+                                    "get_returns_new": all(a is b for a, b in
+                                                           zip(model.get_embed_and_head(), (new_embed, new_head),
+                                                               strict=True))}
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--target", type=Path, required=True)
+    parser.add_argument("--draft", type=Path, required=True)
+    parser.add_argument("--unfixed", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--forward", action="store_true")
+    opts = parser.parse_args()
+
+    import sglang
+
+    args = server_args(opts.target)
+    runner = start_runner(args)
+    model = runner.model
+    report = {"sglang": sglang.__version__, "sglang_file": sglang.__file__, "torch": torch.__version__,
+              "cuda": torch.cuda.is_available(), "env_cpu_engine": os.environ.get("SGLANG_USE_CPU_ENGINE"),
+              "fixed_class": f"{type(model).__module__}.{type(model).__qualname__}",
+              "fixed_class_file": sys.modules[type(model).__module__].__file__}
+
+    unfixed_cls, report["unfixed_class_file"] = load_unfixed_class(opts.unfixed, type(model).__name__)
+    unfixed, unfixed_missing = load_with_sentinel(unfixed_cls, runner.model_config)
+    report["unfixed_methods"] = missing_methods(unfixed)
+    report["unloaded_params"] = {"target": unfixed_missing}
+
+    from sglang.srt.configs.model_config import ModelConfig
+    from sglang.srt.model_loader import get_model_architecture
+
+    draft_config = ModelConfig.from_server_args(args, model_path=str(opts.draft), is_draft_model=True)
+    draft_cls, _ = get_model_architecture(draft_config)
+    _, report["unloaded_params"]["draft"] = load_with_sentinel(draft_cls, draft_config)
+    report["draft_class"] = draft_cls.__name__
+
+    report["fixed_methods"] = missing_methods(model)
+    report["eagle3"] = eagle3_behaviour(model)
+    if opts.forward:
+        from forward_decode import decode_with_aux
+
+        report["forward"] = decode_with_aux(runner, capture_layer=model.language_model.model.layers_to_capture[0])
+    opts.out.write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""Stand-ins for the GPU-only native pieces SGLang imports, and nothing else.
+
+Why each one, and why it cannot hide a broken model class:
+- torchvision: PyPI's Linux build is a CUDA build whose C++ operators do not load
+  beside a CPU torch; its Python side then registers fake kernels for
+  `torchvision::nms` and `torchvision::qnms` and dies because the operators were
+  never defined. Defining the two schemas (no kernel) lets the Python side import;
+  calling them still fails. SGLang imports torchvision only for image transforms.
+- sgl_kernel: SGLang's CUDA kernel wheel. A placeholder package answers every
+  `from sgl_kernel.x import y`; every such object raises when called, so a code
+  path that really needs a kernel fails loudly instead of computing something.
+- torch.cuda.synchronize: SGLang's `set_embed_and_head` calls it after swapping
+  weights; without CUDA there is nothing to wait for.
+No SGLang model, layer or config code is replaced.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+import torch
+
+
+class KernelUnavailable(RuntimeError):
+    pass
+
+
+class _Unavailable:
+    """Any attribute of a placeholder kernel module; calling it raises."""
+
+    def __init__(self, qualname: str):
+        self._qualname = qualname
+
+    def __call__(self, *args, **kwargs):
+        raise KernelUnavailable(f"{self._qualname} is a CUDA kernel (sgl_kernel) and is not available on CPU")
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Unavailable(f"{self._qualname}.{name}")
+
+    def __repr__(self) -> str:
+        return f"<unavailable {self._qualname}>"
+
+
+class _PlaceholderModule(types.ModuleType):
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Unavailable(f"{self.__name__}.{name}")
+
+
+class _PlaceholderFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self, package: str):
+        self.package = package
+
+    def find_spec(self, name, path, target=None):
+        if name == self.package or name.startswith(self.package + "."):
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = _PlaceholderModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module) -> None:
+        pass
+
+
+_LIBRARIES: list = []  # torch.library.Library objects must stay alive for their ops to exist
+
+
+def install() -> None:
+    if not _LIBRARIES:
+        lib = torch.library.Library("torchvision", "DEF")
+        lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+        lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+        _LIBRARIES.append(lib)
+    if not any(isinstance(f, _PlaceholderFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _PlaceholderFinder("sgl_kernel"))
+    if not torch.cuda.is_available():
+        torch.cuda.synchronize = lambda device=None: None

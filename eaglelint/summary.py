@@ -18,6 +18,8 @@ from .scope import Scope, import_bindings, walk_local
 from .sources import SourceLines
 
 MAX_EXPANSION = 64
+MAX_REF_DEPTH = 64  # nesting of one expression that is followed
+MAX_REF_WORK = 5000  # expression nodes visited for one value
 
 
 @dataclass(frozen=True)
@@ -98,39 +100,52 @@ class _Summarizer:
         self.lines = SourceLines(source)
 
     # -- expressions -> refs -------------------------------------------------
-    def refs(self, node: ast.AST, scope: Scope | None, seen: frozenset = frozenset()) -> list[Ref]:
+    def refs(self, node: ast.AST, scope: Scope | None) -> list[Ref]:
+        """Bounded, because a Ref as deep as `x.a.a.a...` overflows the stack when hashed, and
+        locals that each use the previous one twice (`a2 = a1 if c else a1`) cost 2**n."""
+        self.work = 0
+        return self._refs(node, scope, frozenset(), 0)
+
+    def _refs(self, node: ast.AST, scope: Scope | None, seen: frozenset, depth: int) -> list[Ref]:
         if isinstance(node, Ref):
             return [node]
+        self.work += 1
+        if depth > MAX_REF_DEPTH or self.work > MAX_REF_WORK:
+            return [Ref("unknown", f"expression at line {getattr(node, 'lineno', '?')} is too deep to follow")]
+
+        def sub(child: ast.AST, names: frozenset = seen) -> list[Ref]:
+            return self._refs(child, scope, names, depth + 1)
+
         if isinstance(node, ast.Name):
             if scope is not None and node.id in scope.exprs:
                 if node.id in seen:
                     return []
                 out: list[Ref] = []
                 for bound in scope.exprs[node.id]:
-                    out.extend(self.refs(bound, scope, seen | {node.id}))
+                    out.extend(sub(bound, seen | {node.id}))
                 return out[:MAX_EXPANSION]
             return [Ref("name", node.id)]
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id == "self":
                 return [Ref("self", node.attr)]
-            return [Ref("attr", node.attr, args=(b,)) for b in self.refs(node.value, scope, seen)]
+            return [Ref("attr", node.attr, args=(b,)) for b in sub(node.value)]
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
-                return [Ref("item", args=(b,)) for b in self.refs(func.value, scope, seen)]
-            return [Ref("call", args=(c,)) for c in self.refs(func, scope, seen)]
+                return [Ref("item", args=(b,)) for b in sub(func.value)]
+            return [Ref("call", args=(c,)) for c in sub(func)]
         if isinstance(node, ast.Subscript):
-            return [Ref("item", args=(b,)) for b in self.refs(node.value, scope, seen)]
+            return [Ref("item", args=(b,)) for b in sub(node.value)]
         if isinstance(node, ast.Dict):
-            return [Ref("seq", args=tuple(r for v in node.values for r in self.refs(v, scope, seen)))]
+            return [Ref("seq", args=tuple(r for v in node.values for r in sub(v)))]
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            return [Ref("seq", args=tuple(r for v in node.elts for r in self.refs(v, scope, seen)))]
+            return [Ref("seq", args=tuple(r for v in node.elts for r in sub(v)))]
         if isinstance(node, ast.IfExp):
-            return self.refs(node.body, scope, seen) + self.refs(node.orelse, scope, seen)
+            return sub(node.body) + sub(node.orelse)
         if isinstance(node, ast.BoolOp):
-            return [r for v in node.values for r in self.refs(v, scope, seen)]
+            return [r for v in node.values for r in sub(v)]
         if isinstance(node, ast.NamedExpr):
-            return self.refs(node.value, scope, seen)
+            return sub(node.value)
         if isinstance(node, ast.Constant):
             return [Ref("const", repr(node.value)[:40])]
         return [Ref("unknown", f"{type(node).__name__} expression at line {node.lineno}")]

@@ -10,14 +10,14 @@ forwards unknown attributes with `__getattr__`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .interfaces import Interface, InterfaceMethod, load_codes
-from .modules import Project
+from .modules import Project, internal_error
 from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
-from .sources import SourceError, read_source
+from .sources import SourceError, read_bytes
 
 DEFAULT_WRAPPER_ATTRS = ("language_model",)
 SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
@@ -60,6 +60,7 @@ class CheckResult:
 class CheckOptions:
     interfaces: tuple[Interface, ...]
     wrapper_attrs: tuple[str, ...] = DEFAULT_WRAPPER_ATTRS
+    debug: bool = False  # let an internal error propagate (with its traceback) instead of reporting it
 
 
 def display_path(path: str | Path) -> str:
@@ -71,6 +72,7 @@ def display_path(path: str | Path) -> str:
 
 def check_files(files: list[Path], options: CheckOptions, project: Project | None = None) -> CheckResult:
     project = project or Project()
+    project.debug = project.debug or options.debug
     resolver = Resolver(project)
     result = CheckResult()
     needles = [a.encode() for a in options.wrapper_attrs]
@@ -78,7 +80,7 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     wrappers: list[tuple[ClassEntity, str]] = []
     for path in files:
         try:
-            raw = read_source(path).raw
+            raw = read_bytes(path)  # decoded only if parsed: a file that cannot hold a wrapper is not
         except SourceError as exc:
             result.findings.append(file_error(path, str(exc)))
             continue
@@ -97,13 +99,33 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
                     break
     methods = _methods(options.interfaces)
     for wrapper, attr in wrappers:
-        result.findings.extend(_check_wrapper(resolver, wrapper, attr, methods, raws, project, options))
+        try:
+            result.findings.extend(_check_wrapper(resolver, wrapper, attr, methods, raws, project, options))
+        except Exception as exc:
+            if options.debug:
+                raise
+            result.findings.append(_wrapper_error(project, wrapper, exc))
+            resolver = Resolver(project)  # its caches may hold answers the error cut short
     result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.method or ""))
     return result
 
 
 def file_error(path: Path, reason: str) -> Finding:
     return Finding(display_path(path), 1, 1, "EGL999", f"cannot check {Path(path).name}: {reason}")
+
+
+def _wrapper_error(project: Project, wrapper: ClassEntity, exc: Exception) -> Finding:
+    """One wrapper that could not be analysed; the run goes on with the others."""
+    if isinstance(exc, RecursionError):
+        reason = f"{wrapper.qualname}: bases, names or expressions nested too deeply to analyse"
+    else:
+        reason = f"{wrapper.qualname}: {internal_error(exc)}"
+    mod = project.summary(Path(wrapper.path))
+    info = mod.classes.get(wrapper.qualname) if mod else None
+    finding = file_error(Path(wrapper.path), reason)
+    if info is None:
+        return finding
+    return replace(finding, line=info.line, column=info.column, class_name=info.name)
 
 
 def _methods(interfaces: tuple[Interface, ...]) -> list[InterfaceMethod]:

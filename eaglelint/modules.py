@@ -16,8 +16,13 @@ from .sources import SourceError, decode_source, parse_source, read_source
 from .summary import ModuleSummary, summarize
 
 
+def internal_error(exc: Exception) -> str:
+    return f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)"
+
+
 class Project:
     def __init__(self) -> None:
+        self.debug = False  # let an unexpected error propagate instead of recording it for the file
         self._summaries: dict[Path, ModuleSummary | None] = {}
         self.errors: dict[Path, str] = {}
         self._lookups: dict[tuple[Path, str], Path | None] = {}
@@ -43,6 +48,10 @@ class Project:
             self.errors[path] = str(exc)
         except RecursionError:
             self.errors[path] = "code is nested too deeply to analyse"
+        except Exception as exc:  # a bug on one odd file must not stop the run
+            if self.debug:
+                raise
+            self.errors[path] = internal_error(exc)
         return None
 
     def resolve_module(self, module: str, from_path: Path) -> Path | None:

@@ -57,7 +57,9 @@ def run_check(paths: tuple[Path, ...], interface: tuple[str, ...], wrapper_attri
     if not found.files and found.errors:
         raise UsageProblem("nothing to check: " + "; ".join(f"{p}: {r}" for p, r in found.errors))
     attrs = tuple(_split(wrapper_attribute)) or ("language_model",)
-    result = check_files(found.files, CheckOptions(tuple(interfaces), attrs), project)
+    ctx = click.get_current_context(silent=True)
+    debug = bool(ctx and isinstance(ctx.obj, dict) and ctx.obj.get("debug"))
+    result = check_files(found.files, CheckOptions(tuple(interfaces), attrs, debug), project)
     result.findings[:0] = [file_error(p, r) for p, r in found.errors]
     keep, drop = set(_split(select)), set(_split(ignore))
     result.findings = [
@@ -147,7 +149,7 @@ def fix(paths, interface, wrapper_attribute, select, ignore, write, show_diff, s
         raise UsageProblem("--write and --diff exclude each other")
     project = Project()
     result = run_check(paths, interface, wrapper_attribute, select, ignore, project)
-    plan = plan_fixes(result.findings, project, style)
+    plan = plan_fixes(result.findings, project, style, roots=_paths(paths))
     console = Console(soft_wrap=True, stderr=not write)
     if not write:
         for file_fix in plan.files:
@@ -178,8 +180,8 @@ def _print_left(console: Console, left) -> None:
     if left:
         console.print(f"{len(left)} finding{'s' if len(left) != 1 else ''} left without an automatic fix:")
         for f, reason in left:
-            console.print(f"  {f.path}:{f.line}:{f.column} {f.code} {f.class_name}"
-                          f"{'.' + f.method if f.method else ''}: {reason}", highlight=False)
+            where = f" {f.class_name}{'.' + f.method if f.method else ''}" if f.class_name else ""
+            console.print(f"  {f.path}:{f.line}:{f.column} {f.code}{where}: {reason}", highlight=False)
 
 
 @cli.command("rules")

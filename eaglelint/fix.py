@@ -61,23 +61,37 @@ def _method_order() -> dict[str, int]:
     return order
 
 
-def plan_fixes(findings: list[Finding], project: Project, style: str = "guard") -> FixPlan:
+def plan_fixes(findings: list[Finding], project: Project, style: str = "guard",
+               roots: list[Path] | None = None) -> FixPlan:
+    """Edits for the fixable findings. With `roots`, only files inside them (after
+    resolving symbolic links) are edited: a link must not lead a fix out of the tree."""
     plan = FixPlan()
     by_file: dict[str, list[Finding]] = {}
     for f in findings:
         if f.fixable and f.method:
             by_file.setdefault(os.path.abspath(f.path), []).append(f)
         else:
-            plan.left.append((f, "no automatic fix for this rule"))
+            plan.left.append((f, f"{f.message} (no automatic fix for {f.code})"))
+    inside = [os.path.realpath(r) for r in roots] if roots is not None else None
     for path, items in sorted(by_file.items()):
+        if inside is not None and not any(_within(os.path.realpath(path), r) for r in inside):
+            plan.left += [(f, "lies outside the given paths through a symbolic link; not rewritten") for f in items]
+            continue
         try:
             fix = _plan_file(Path(path), items, project, style, plan.left)
         except SourceError as exc:
             plan.left += [(f, str(exc)) for f in items]
             continue
+        except RecursionError:
+            plan.left += [(f, "nested too deeply to edit safely; nothing written") for f in items]
+            continue
         if fix is not None:
             plan.files.append(fix)
     return plan
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _find_class(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
@@ -148,12 +162,25 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
         new_lines[start:end] = new
     text = "".join(new_lines)
     try:
-        ast.parse(text)
+        misplaced = _misplaced(ast.parse(text), added)
     except SyntaxError as exc:
         left += [(f, f"edited source would not parse ({exc.msg}); nothing written") for f in findings]
         return None
+    if misplaced:
+        left += [(f, f"new {misplaced} would not land in its class; nothing written") for f in findings]
+        return None
     bom = b"\xef\xbb\xbf" if src.raw.startswith(b"\xef\xbb\xbf") and not src.encoding.endswith("-sig") else b""
     return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)
+
+
+def _misplaced(tree: ast.Module, added: list[tuple[str, str]]) -> str | None:
+    """The first added method that the edited file does not define in its class, if any."""
+    for qualname, method in added:
+        node = _find_class(tree, qualname)
+        if node is None or not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == method
+                                   for n in node.body):
+            return f"{qualname}.{method}"
+    return None
 
 
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,
@@ -199,7 +226,8 @@ def _names_ok(text: str, imports: ImportPlan, provider_path: Path) -> bool:
 def _indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:
     def lead(i: int) -> str:
         line = lines[i - 1]
-        return line[: len(line) - len(line.lstrip(" \t"))]
+        # a form feed in the indentation resets the column, as the tokenizer counts it
+        return line[: len(line) - len(line.lstrip(" \t\f"))].rsplit("\f", 1)[-1]
 
     cls_indent = lead(node.lineno)
     first = node.body[0]

@@ -193,7 +193,7 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
     drop: set[str] = set()
     drop_return = False
     for p in method.params:
-        if p.default is not None and not _names_ok(p.default, imports, provider_path):
+        if p.default is not None and not _names_ok(p.default, imports, provider_path, value=True):
             raise NotFixable(f"default of {p.name} uses a name that cannot be imported here")
         if p.annotation is not None and not _names_ok(p.annotation, imports, provider_path):
             drop.add(p.name)
@@ -204,23 +204,26 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
                             returns_value, style, frozenset(drop), drop_return)
     lines = render(delegation, indent, step)
     for p in method.params:
-        for text in (p.default, None if p.name in drop else p.annotation):
-            if text:
-                imports.require(_names(text), provider_path)
+        if p.default:
+            imports.require(_names(p.default, value=True), provider_path)
+        if p.annotation and p.name not in drop:
+            imports.require(_names(p.annotation), provider_path)
     if method.return_annotation and not drop_return:
         imports.require(_names(method.return_annotation), provider_path)
     return lines
 
 
-def _names(text: str) -> set[str]:
+def _names(text: str, value: bool = False) -> set[str]:
+    """Names an annotation (strings in it too: forward references) or a default value reads."""
     try:
-        return free_names(ast.parse(text.strip(), mode="eval"))
+        node = ast.parse(text.strip(), mode="eval")
     except SyntaxError:
         return {"<unparsable>"}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if value else free_names(node)
 
 
-def _names_ok(text: str, imports: ImportPlan, provider_path: Path) -> bool:
-    return all(hasattr(builtins, n) or imports.can_provide(n, provider_path) for n in _names(text))
+def _names_ok(text: str, imports: ImportPlan, provider_path: Path, value: bool = False) -> bool:
+    return all(hasattr(builtins, n) or imports.can_provide(n, provider_path) for n in _names(text, value))
 
 
 def _indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:

@@ -243,6 +243,9 @@ def test_internal_error_in_one_file_is_reported_and_the_others_are_checked(tmp_p
     assert {(Path(f.path).parent.name, f.code) for f in findings} == {("crlf", "EGL999"), ("tabs", "EGL001")}
     with pytest.raises(KeyError):
         check_files(sorted(tmp_path.rglob("*.py")), CheckOptions(options.interfaces, debug=True), Project())
+    monkeypatch.setattr(sys, "argv", ["eaglelint", "--debug", "check", str(tmp_path)])
+    with pytest.raises(KeyError):  # --debug: the traceback, not a finding
+        cli.main()
 
 
 def test_cli_on_a_tree_of_every_hostile_case_reports_each_and_never_tracebacks(tmp_path):

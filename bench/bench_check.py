@@ -1,28 +1,43 @@
 """Benchmark: `eaglelint check` on a real SGLang models tree against the floor, in one run.
 
 The floor is reading and `ast.parse`-ing every .py file of the tree: any linter that
-looks at every file pays at least that. Figures are medians of several runs, and
-ratios, so they compare across machines. Usage:
+looks at every file pays at least that. Every figure is a median of several runs and
+is printed with its ratio, so results compare across machines. Usage:
 
     python bench/bench_check.py [--version 0.5.23] [--runs 7]
+
+Measures, all on a private copy of the tree and a private cache folder:
+  floor      read + ast.parse every file
+  cold       eaglelint check, no cache (1 process, and --jobs 2)
+  warm       cache filled, nothing changed
+  one file   cache filled, kimi_k25.py edited and passed alone (as pre-commit does)
+  pylint     pylint --load-plugins eaglelint.pylint_plugin, where the plugin exists
+and the peak RSS of a cold `eaglelint check` process.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import importlib.util
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from fetch_sglang import models_dir
 
+from eaglelint.cache import SummaryCache
 from eaglelint.checker import CheckOptions, check_files
 from eaglelint.discover import discover
 from eaglelint.interfaces import select_interfaces
+from eaglelint.modules import Project
+
+OPTIONS = CheckOptions(tuple(select_interfaces(None)))
 
 
 def floor(root: Path) -> None:
@@ -30,25 +45,26 @@ def floor(root: Path) -> None:
         ast.parse(path.read_bytes(), filename=str(path))
 
 
-def eaglelint_cold(root: Path) -> int:
-    files = discover([root]).files
-    return len(check_files(files, CheckOptions(tuple(select_interfaces(None)))).findings)
+def run_check(paths: list[Path], cache_dir: Path | None, jobs: int = 1) -> list:
+    project = Project(SummaryCache(cache_dir) if cache_dir else None)
+    return check_files(discover(paths).files, OPTIONS, project, jobs).findings
 
 
-def median_seconds(fn, runs: int) -> float:
+def median_seconds(fn, runs: int, before=lambda: None) -> float:
     times = []
     for _ in range(runs):
+        before()
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
 
-def cli_peak_rss_mb(root: Path) -> float:
-    code = (f"import resource, sys; from eaglelint.cli import main; sys.argv=['eaglelint','check','-q',{str(root)!r}]\n"
+def peak_rss_mb(args: list[str]) -> float:
+    code = ("import resource, sys\nfrom eaglelint.cli import main\nsys.argv = ['eaglelint', *sys.argv[1:]]\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False).stdout
     return int(out.strip().splitlines()[-1]) / 1024
 
 
@@ -57,16 +73,45 @@ def main() -> None:
     parser.add_argument("--version", default="0.5.23")
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    root = models_dir(args.version)
-    n_files = len(list(root.rglob("*.py")))
-    base = median_seconds(lambda: floor(root), args.runs)
-    cold = median_seconds(lambda: eaglelint_cold(root), args.runs)
-    rss = cli_peak_rss_mb(root)
-    print(f"SGLang {args.version} models tree: {n_files} files, median of {args.runs} runs")
-    print(f"{'measure':<34}{'seconds':>10}{'ratio':>10}")
-    print(f"{'floor: read + ast.parse every file':<34}{base:>10.3f}{1.0:>10.2f}")
-    print(f"{'eaglelint check, cold (in-process)':<34}{cold:>10.3f}{cold / base:>10.2f}")
-    print(f"peak RSS of `eaglelint check` (whole process): {rss:.0f} MB")
+    work = Path(tempfile.mkdtemp(prefix="eaglelint-bench-"))
+    try:
+        root = work / "sglang" / "srt" / "models"
+        shutil.copytree(models_dir(args.version), root)
+        cache_dir = work / "cache"
+        kimi = root / "kimi_k25.py"
+        original = kimi.read_bytes()
+        edits = iter(range(10**6))
+
+        def edit_kimi() -> None:
+            kimi.write_bytes(original + f"\n# edit {next(edits)}\n".encode())
+
+        rows = [("floor: read + ast.parse every file", median_seconds(lambda: floor(root), args.runs))]
+        rows.append(("cold, 1 process", median_seconds(lambda: run_check([root], None), args.runs)))
+        rows.append(("cold, --jobs 2", median_seconds(lambda: run_check([root], None, 2), args.runs)))
+        cold_result = run_check([root], None)
+        assert run_check([root], cache_dir) == cold_result  # fills the cache
+        rows.append(("warm (cache filled, nothing changed)",
+                     median_seconds(lambda: run_check([root], cache_dir), args.runs)))
+        assert run_check([root], cache_dir) == cold_result
+        rows.append(("one file changed, passed alone",
+                     median_seconds(lambda: run_check([kimi], cache_dir), args.runs, before=edit_kimi)))
+        kimi.write_bytes(original)
+        if importlib.util.find_spec("eaglelint.pylint_plugin") and shutil.which("pylint"):
+            cmd = ["pylint", "--load-plugins", "eaglelint.pylint_plugin", "--disable=all",
+                   "--enable=eaglelint", str(root)]
+            rows.append(("pylint + eaglelint plugin", median_seconds(
+                lambda: subprocess.run(cmd, capture_output=True, check=False), max(1, args.runs // 3))))
+        n_files = len(list(root.rglob("*.py")))
+        base, cold = rows[0][1], rows[1][1]
+        print(f"SGLang {args.version} models tree: {n_files} files, {len(cold_result)} findings, "
+              f"median of {args.runs} runs")
+        print(f"{'measure':<40}{'seconds':>9}{'x floor':>9}{'x cold':>9}")
+        for name, seconds in rows:
+            print(f"{name:<40}{seconds:>9.3f}{seconds / base:>9.2f}{seconds / cold:>9.2f}")
+        rss = peak_rss_mb(["check", "-q", "--no-cache", str(root)])
+        print(f"peak RSS of a cold `eaglelint check` process: {rss:.0f} MB")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ internal error. A user mistake is a one-line message, never a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -13,21 +14,28 @@ import click
 from rich.console import Console
 
 from . import __version__
-from .checker import CheckOptions, CheckResult, check_files, display_path, file_error
+from .cache import SummaryCache, default_cache_dir
+from .checker import display_path
+from .config import ConfigError, check_attributes, check_codes, check_interfaces
 from .delegation import STYLES
-from .discover import default_models_dir, discover
-from .fix import FixError, plan_fixes, write_fix
-from .interfaces import RulesError, load_codes, select_interfaces
+from .dependents import tree_of
+from .discover import default_models_dir
+from .fix import FixError, FixPlan, plan_fixes, write_fix
+from .info_commands import interfaces_cmd, rule_cmd, rules_cmd
+from .lint import LintResult, SettingsFinder, lint
 from .modules import Project
-from .report import write_json, write_text
+from .report import progress_bar, wants_progress, write_github, write_json, write_statistics, write_text
+from .sarif import write_sarif
 
 
 class UsageProblem(click.UsageError):
     """A mistake in how eaglelint was called (exit 2)."""
 
 
-def _split(values: tuple[str, ...]) -> list[str]:
-    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+def _split(values: tuple[str, ...]) -> tuple[str, ...] | None:
+    """Comma-separated, repeatable flag values; None when the flag was not given."""
+    out = tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+    return out or None
 
 
 def _paths(paths: tuple[Path, ...]) -> list[Path]:
@@ -43,39 +51,80 @@ def _paths(paths: tuple[Path, ...]) -> list[Path]:
     return [found]
 
 
-def run_check(paths: tuple[Path, ...], interface: tuple[str, ...], wrapper_attribute: tuple[str, ...],
-              select: tuple[str, ...], ignore: tuple[str, ...], project: Project | None = None) -> CheckResult:
+def _finder(opts: dict, **extra) -> SettingsFinder:
+    """Settings from config files, with the flags that were given laid over them."""
+    if opts["config"] and opts["isolated"]:
+        raise UsageProblem("--config and --isolated exclude each other")
     try:
-        interfaces = select_interfaces(_split(interface) or None)
-    except RulesError as exc:
+        overrides = {
+            "select": _codes(opts["select"], "--select"),
+            "ignore": _codes(opts["ignore"], "--ignore"),
+            "exclude": _split(opts["exclude"]),
+            "interfaces": _checked(check_interfaces, opts["interface"], "--interface"),
+            "wrapper_attributes": _checked(check_attributes, opts["wrapper_attribute"], "--wrapper-attribute"),
+            "dependents": opts["dependents"],
+            **extra,
+        }
+        return SettingsFinder(overrides, opts["config"], opts["isolated"])
+    except ConfigError as exc:
         raise UsageProblem(str(exc)) from None
-    codes = load_codes()
-    for code in _split(select) + _split(ignore):
-        if code not in codes:
-            raise UsageProblem(f"unknown rule code {code!r}; see `eaglelint rules`")
-    found = discover(_paths(paths))
-    if not found.files and found.errors:
-        raise UsageProblem("nothing to check: " + "; ".join(f"{p}: {r}" for p, r in found.errors))
-    attrs = tuple(_split(wrapper_attribute)) or ("language_model",)
+
+
+def _codes(values, flag: str):
+    return _checked(check_codes, values, flag)
+
+
+def _checked(check, values, flag: str):
+    split = _split(values)
+    return None if split is None else check(split, flag)
+
+
+def make_project(no_cache: bool, cache_dir: Path | None) -> Project:
+    """The module index, with the persistent summary cache unless --no-cache or --debug
+    (with --debug an internal error must recur, with its traceback, not come from the cache)."""
     ctx = click.get_current_context(silent=True)
     debug = bool(ctx and isinstance(ctx.obj, dict) and ctx.obj.get("debug"))
-    result = check_files(found.files, CheckOptions(tuple(interfaces), attrs, debug), project)
-    result.findings[:0] = [file_error(p, r) for p, r in found.errors]
-    keep, drop = set(_split(select)), set(_split(ignore))
-    result.findings = [
-        f for f in result.findings if (not keep or f.code in keep) and f.code not in drop
-    ]
+    if no_cache or debug:
+        project = Project()
+    else:
+        project = Project(SummaryCache(cache_dir or default_cache_dir(), warn=lambda m: click.echo(m, err=True)))
+    project.debug = debug
+    return project
+
+
+def run_lint(paths: tuple[Path, ...], finder: SettingsFinder, project: Project, progress=None,
+             jobs: int = 1) -> LintResult:
+    try:
+        result = lint(_paths(paths), finder, project, progress, jobs=jobs)
+    except ConfigError as exc:
+        raise UsageProblem(str(exc)) from None
+    if not result.files_checked and result.findings and all(f.code == "EGL999" for f in result.findings):
+        raise UsageProblem("nothing to check: " + "; ".join(f"{f.path}: {f.message}" for f in result.findings))
     return result
 
 
 COMMON = [
     click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
+    click.option("--config", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
+                 help="Read settings from FILE (a pyproject.toml with [tool.eaglelint], or a TOML file of "
+                      "the same keys) instead of the closest config."),
+    click.option("--isolated", is_flag=True, help="Ignore all configuration files."),
     click.option("--interface", multiple=True, metavar="PACK[,PACK]",
                  help="Interface packs from rules/ to check (default: the default packs, EAGLE-3)."),
     click.option("--wrapper-attribute", multiple=True, metavar="NAME",
                  help="Attribute that holds the wrapped model (default: language_model)."),
     click.option("--select", multiple=True, metavar="CODE[,CODE]", help="Only report these rule codes."),
     click.option("--ignore", multiple=True, metavar="CODE[,CODE]", help="Do not report these rule codes."),
+    click.option("--exclude", multiple=True, metavar="GLOB[,GLOB]",
+                 help="Skip files and folders matching these globs (replaces the config's exclude)."),
+    click.option("--no-cache", is_flag=True, help="Do not read or write the summary cache."),
+    click.option("--cache-dir", type=click.Path(path_type=Path), envvar="EAGLELINT_CACHE_DIR",
+                 help="Summary cache folder (default: $XDG_CACHE_HOME/eaglelint)."),
+    click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+                 help="Processes that parse files (pays off on cold runs of large trees)."),
+    click.option("--dependents/--no-dependents", default=None,
+                 help="Given files, also check wrappers in other files of the same models folder whose "
+                      "wrapped class or bases live in them (default: on)."),
 ]
 
 
@@ -103,26 +152,41 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 @cli.command()
 @common
-@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--output-format", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
+              show_default=True, help="sarif: SARIF 2.1.0 for code scanning; github: workflow annotations.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the findings.")
 @click.option("--statistics", is_flag=True, help="Print counts per rule code.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-def check(paths, interface, wrapper_attribute, select, ignore, output_format, quiet, statistics, exit_zero):
+@click.option("--report-unused-suppressions", is_flag=True, default=None,
+              help="Report `# noqa: EGL...` / `# eaglelint: ignore[...]` comments that suppress nothing (EGL900).")
+def check(output_format, quiet, statistics, exit_zero, report_unused_suppressions, paths, **opts):
     """Report wrapper classes that lack interface methods their wrapped model has.
 
     PATH is a file or a folder (searched for *.py). With no PATH, the srt/models
     folder of the installed sglang package (found, never imported) is checked.
+    Given files (as pre-commit passes them), wrappers in other files of the same
+    models folder that depend on them are checked too, each with the reason.
 
     \b
     Examples:
       eaglelint check python/sglang/srt/models
       eaglelint check kimi_k25.py --output-format json
+      eaglelint check --output-format sarif python/sglang/srt/models > eaglelint.sarif
     """
-    result = run_check(paths, interface, wrapper_attribute, select, ignore)
+    finder = _finder(opts, report_unused_suppressions=report_unused_suppressions)
+    progress = progress_bar if wants_progress(quiet, output_format) else None
+    project = make_project(opts["no_cache"], opts["cache_dir"])
+    result = run_lint(paths, finder, project, progress, opts["jobs"])
     if output_format == "json":
         write_json(result.findings, sys.stdout)
+    elif output_format == "sarif":
+        write_sarif(result.findings, sys.stdout)
+    elif output_format == "github":
+        write_github(result.findings, sys.stdout)
     else:
         write_text(result.findings, Console(soft_wrap=True), quiet=quiet, statistics=statistics)
+    if statistics and output_format != "text":
+        write_statistics(result.findings, Console(soft_wrap=True, stderr=True))
     sys.exit(0 if exit_zero or not result.findings else 1)
 
 
@@ -130,10 +194,10 @@ def check(paths, interface, wrapper_attribute, select, ignore, output_format, qu
 @common
 @click.option("--write", is_flag=True, help="Apply the fixes to the files.")
 @click.option("--diff", "show_diff", is_flag=True, help="Only print a unified diff (the default without --write).")
-@click.option("--style", type=click.Choice(STYLES), default="guard", show_default=True,
-              help="guard: hasattr guard, raising AttributeError where a value is returned; "
-                   "raise: guard that always raises; plain: call without a guard.")
-def fix(paths, interface, wrapper_attribute, select, ignore, write, show_diff, style):
+@click.option("--style", type=click.Choice(STYLES), default=None,
+              help="guard (default): hasattr guard, raising AttributeError where a value is returned; "
+                   "raise: guard that always raises; plain: call without a guard. Overrides [tool.eaglelint.fix].")
+def fix(write, show_diff, style, paths, **opts):
     """Write delegating methods for every fixable finding.
 
     Without --write nothing changes and a unified diff is printed. Files are
@@ -147,9 +211,10 @@ def fix(paths, interface, wrapper_attribute, select, ignore, write, show_diff, s
     """
     if write and show_diff:
         raise UsageProblem("--write and --diff exclude each other")
-    project = Project()
-    result = run_check(paths, interface, wrapper_attribute, select, ignore, project)
-    plan = plan_fixes(result.findings, project, style, roots=_paths(paths))
+    finder = _finder(opts, style=style)
+    project = make_project(opts["no_cache"], opts["cache_dir"])
+    result = run_lint(paths, finder, project, jobs=opts["jobs"])
+    plan = _plan(result, project, _fix_roots(paths))
     console = Console(soft_wrap=True, stderr=not write)
     if not write:
         for file_fix in plan.files:
@@ -170,10 +235,28 @@ def fix(paths, interface, wrapper_attribute, select, ignore, write, show_diff, s
     methods = sum(len(f.added) for f in written)
     console.print(f"Added {methods} method{'s' if methods != 1 else ''} in {len(written)} file"
                   f"{'s' if len(written) != 1 else ''}.", highlight=False)
-    remaining = run_check(paths, interface, wrapper_attribute, select, ignore).findings
+    remaining = run_lint(paths, finder, make_project(opts["no_cache"], opts["cache_dir"]), jobs=opts["jobs"]).findings
     still = {(f.path, f.class_name, f.code, f.method) for f in remaining}
     _print_left(console, [(f, why) for f, why in plan.left if (f.path, f.class_name, f.code, f.method) in still])
     sys.exit(1 if remaining else 0)
+
+
+def _fix_roots(paths: tuple[Path, ...]) -> list[Path]:
+    """Where fix may write: the given paths, and the folder searched for dependents of a given file."""
+    given = _paths(paths)
+    return given + [tree_of(p) or Path(os.path.abspath(p)).parent for p in given if p.is_file()]
+
+
+def _plan(result: LintResult, project: Project, roots: list[Path]) -> FixPlan:
+    """One plan, each file fixed in the style its own configuration asks for, none outside `roots`."""
+    plan = FixPlan()
+    styles = sorted(set(result.style_of.values()))
+    for style in styles:
+        findings = [f for f in result.findings if result.style_of.get(f.path) == style]
+        part = plan_fixes(findings, project, style, roots)
+        plan.files += part.files
+        plan.left += part.left
+    return plan
 
 
 def _print_left(console: Console, left) -> None:
@@ -184,35 +267,8 @@ def _print_left(console: Console, left) -> None:
             console.print(f"  {f.path}:{f.line}:{f.column} {f.code}{where}: {reason}", highlight=False)
 
 
-@cli.command("rules")
-def rules_cmd():
-    """List every rule code with a one-line summary.
-
-    \b
-    Example:
-      eaglelint rules
-    """
-    for code, rule in load_codes().items():
-        fix = "fixable" if rule.fixable else "       "
-        click.echo(f"{code}  {rule.severity:<7}  {fix}  {rule.name}: {rule.summary}")
-
-
-@cli.command("rule")
-@click.argument("code")
-def rule_cmd(code: str):
-    """Explain one rule code: what it finds, why it breaks SGLang, bad and good code.
-
-    \b
-    Example:
-      eaglelint rule EGL001
-    """
-    rule = load_codes().get(code.upper())
-    if rule is None:
-        raise UsageProblem(f"unknown rule code {code!r}; see `eaglelint rules`")
-    click.echo(f"{rule.code} ({rule.name}) - {rule.summary}\n")
-    click.echo(f"Severity: {rule.severity}. Automatic fix: {'yes (eaglelint fix)' if rule.fixable else 'no'}.\n")
-    click.echo(f"What it finds\n{rule.what}\n\nWhy it breaks SGLang\n{rule.why}\n")
-    click.echo(f"Bad\n{rule.bad}\n\nGood\n{rule.good}")
+for command in (rules_cmd, rule_cmd, interfaces_cmd):
+    cli.add_command(command)
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ from .imports import ImportPlan
 from .interfaces import load_interfaces
 from .modules import Project
 from .sources import SourceError, parse_source, read_source, split_lines
-from .summary import free_names
+from .summary import FunctionInfo, Param, free_names
 
 
 @dataclass
@@ -55,7 +55,7 @@ class FixError(Exception):
 
 def _method_order() -> dict[str, int]:
     order: dict[str, int] = {}
-    for iface in load_interfaces().values():
+    for iface in sorted(load_interfaces().values(), key=lambda i: not i.default):  # default packs' order first
         for m in iface.methods:
             order.setdefault(m.name, len(order))
     return order
@@ -67,16 +67,18 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = "guard",
     resolving symbolic links) are edited: a link must not lead a fix out of the tree."""
     plan = FixPlan()
     by_file: dict[str, list[Finding]] = {}
+    markers: list[Finding] = []
+    inside = [os.path.realpath(r) for r in roots] if roots is not None else None
     for f in findings:
-        if f.fixable and f.method:
+        if f.fixable and inside is not None and not any(_within(os.path.realpath(f.path), r) for r in inside):
+            plan.left.append((f, "lies outside the given paths through a symbolic link; not rewritten"))
+        elif f.fixable and f.code == "EGL030":
+            markers.append(f)
+        elif f.fixable and f.method:
             by_file.setdefault(os.path.abspath(f.path), []).append(f)
         else:
             plan.left.append((f, f"{f.message} (no automatic fix for {f.code})"))
-    inside = [os.path.realpath(r) for r in roots] if roots is not None else None
     for path, items in sorted(by_file.items()):
-        if inside is not None and not any(_within(os.path.realpath(path), r) for r in inside):
-            plan.left += [(f, "lies outside the given paths through a symbolic link; not rewritten") for f in items]
-            continue
         try:
             fix = _plan_file(Path(path), items, project, style, plan.left)
         except SourceError as exc:
@@ -87,6 +89,10 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = "guard",
             continue
         if fix is not None:
             plan.files.append(fix)
+    if markers:
+        from .vllm_fix import plan_marker_fixes  # builds on this module's FileFix: imported late
+
+        plan_marker_fixes(markers, project, plan)
     return plan
 
 
@@ -154,13 +160,7 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
             inserts.append((_insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
     if not added:
         return None
-    edits = inserts + imports.edits()
-    new_lines = list(lines)
-    for start, end, new in sorted(((e[0], e[0], e[1]) if len(e) == 2 else e for e in edits), reverse=True):
-        if start > 0 and not new_lines[start - 1].endswith(("\n", "\r")):
-            new_lines[start - 1] += newline
-        new_lines[start:end] = new
-    text = "".join(new_lines)
+    text = apply_edits(lines, inserts + imports.edits(), newline)
     try:
         misplaced = _misplaced(ast.parse(text), added)
     except SyntaxError as exc:
@@ -183,11 +183,24 @@ def _misplaced(tree: ast.Module, added: list[tuple[str, str]]) -> str | None:
     return None
 
 
+def apply_edits(lines: list[str], edits: list[tuple], newline: str) -> str:
+    """Apply (start, new) inserts and (start, end, new) replacements over 0-based line indexes."""
+    new_lines = list(lines)
+    for start, end, new in sorted(((e[0], e[0], e[1]) if len(e) == 2 else e for e in edits), reverse=True):
+        if start > 0 and not new_lines[start - 1].endswith(("\n", "\r")):
+            new_lines[start - 1] += newline
+        new_lines[start:end] = new
+    return "".join(new_lines)
+
+
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,
                 qualname: str) -> list[str]:
     provider_path = Path(os.path.abspath(f.wrapped_path))
     provider = project.summary(provider_path)
     method = provider.classes[f.provider_class].methods.get(f.method) if provider else None
+    if method is None and _is_data_member(f.method):
+        # an attribute (class-level or set in __init__): a read-only property forwards it
+        method = FunctionInfo(f.method, 0, (Param("self", "pos"),), True, decorators=("property",))
     if method is None:
         raise NotFixable(f"the wrapped {f.method} is not a plain method (an attribute?); delegate it by hand")
     drop: set[str] = set()
@@ -211,6 +224,11 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
     if method.return_annotation and not drop_return:
         imports.require(_names(method.return_annotation), provider_path)
     return lines
+
+
+def _is_data_member(name: str | None) -> bool:
+    """A pack lists it as a property or attribute: the engine reads it, never calls it."""
+    return any(m.name == name and m.kind != "method" for i in load_interfaces().values() for m in i.methods)
 
 
 def _names(text: str, value: bool = False) -> set[str]:

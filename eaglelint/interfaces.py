@@ -12,6 +12,8 @@ from functools import cache
 from pathlib import Path
 
 CALLED_ON = ("target", "draft")
+KINDS = ("method", "property", "attribute")
+ENGINES = ("sglang", "vllm")
 
 
 class RulesError(Exception):
@@ -20,12 +22,18 @@ class RulesError(Exception):
 
 @dataclass(frozen=True)
 class InterfaceMethod:
+    """One member of an interface pack: a method, a property or a plain attribute."""
+
     name: str
     returns_value: bool
     called_on: str
     call_site: str
     why: str
     interface: str
+    kind: str = "method"
+    required: bool = True  # False: the engine tests for it (hasattr/getattr) and copes without it
+    since: str = ""  # first SGLang release checked whose engine uses it
+    link: str = ""  # the call site in that engine, at a release tag
 
 
 @dataclass(frozen=True)
@@ -33,7 +41,9 @@ class Interface:
     name: str
     title: str
     default: bool
-    methods: tuple[InterfaceMethod, ...]
+    methods: tuple[InterfaceMethod, ...]  # every member, whatever its kind
+    engine: str = "sglang"
+    marker: str = ""  # vllm: the protocol class a wrapper must list in its bases
 
 
 @dataclass(frozen=True)
@@ -58,7 +68,8 @@ def rules_dir() -> Path:
     raise RulesError(f"rules folder not found next to {here}")
 
 
-def _load(path: Path) -> dict:
+def load_toml(path: Path) -> dict:
+    """A rules file as a dict; a missing or malformed one is a RulesError."""
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
@@ -69,44 +80,58 @@ def _load(path: Path) -> dict:
 def load_interfaces() -> dict[str, Interface]:
     out: dict[str, Interface] = {}
     for path in sorted((rules_dir() / "interfaces").glob("*.toml")):
-        data = _load(path)
-        try:
-            name = data["name"]
-            methods = tuple(
-                InterfaceMethod(
-                    name=m["name"],
-                    returns_value=bool(m["returns_value"]),
-                    called_on=m["called_on"],
-                    call_site=m["call_site"],
-                    why=m.get("why", ""),
-                    interface=name,
-                )
-                for m in data["methods"]
-            )
-        except (KeyError, TypeError) as exc:
-            raise RulesError(f"{path}: missing or bad key {exc}") from None
-        for m in methods:
-            if m.called_on not in CALLED_ON:
-                raise RulesError(f"{path}: {m.name}: called_on must be one of {CALLED_ON}")
-        out[name] = Interface(name, data.get("title", name), bool(data.get("default")), methods)
+        data = load_toml(path)
+        out[data.get("name", path.stem)] = _interface(path, data)
     return out
 
 
+def _interface(path: Path, data: dict) -> Interface:
+    """`[[members]]` entries (`[[methods]]` is read too: every entry there is a method)."""
+    try:
+        name = data["name"]
+        entries = [dict(m, kind=m.get("kind", "method")) for m in data.get("members", [])]
+        entries += [dict(m, kind="method") for m in data.get("methods", [])]
+        members = tuple(
+            InterfaceMethod(
+                name=m["name"], returns_value=bool(m.get("returns_value", m["kind"] != "method")),
+                called_on=m["called_on"], call_site=m["call_site"], why=m.get("why", ""), interface=name,
+                kind=m["kind"], required=bool(m.get("required", True)), since=str(m.get("since", "")),
+                link=m.get("link", ""),
+            )
+            for m in entries
+        )
+        iface = Interface(name, data.get("title", name), bool(data.get("default")), members,
+                          data.get("engine", "sglang"), data.get("marker", ""))
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise RulesError(f"{path}: missing or bad key {exc}") from None
+    if iface.engine not in ENGINES:
+        raise RulesError(f"{path}: engine must be one of {ENGINES}")
+    for m in members:
+        if m.called_on not in CALLED_ON:
+            raise RulesError(f"{path}: {m.name}: called_on must be one of {CALLED_ON}")
+        if m.kind not in KINDS:
+            raise RulesError(f"{path}: {m.name}: kind must be one of {KINDS}")
+    return iface
+
+
 def select_interfaces(names: list[str] | None) -> list[Interface]:
+    """The default packs, or the named ones (any number; `all` is every SGLang pack)."""
     available = load_interfaces()
     if not names:
         return [i for i in available.values() if i.default]
+    if "all" in names:
+        names = [n for n in names if n != "all"] + [n for n, i in available.items() if i.engine == "sglang"]
     unknown = [n for n in names if n not in available]
     if unknown:
         raise RulesError(
-            f"unknown interface {', '.join(unknown)}; available: {', '.join(sorted(available))}"
+            f"unknown interface {', '.join(unknown)}; available: {', '.join(sorted(available))}, all"
         )
-    return [available[n] for n in names]
+    return [available[n] for n in dict.fromkeys(names)]
 
 
 @cache
 def load_codes() -> dict[str, RuleCode]:
-    data = _load(rules_dir() / "codes.toml")
+    data = load_toml(rules_dir() / "codes.toml")
     return {
         code: RuleCode(code=code, **{k: (v.strip() if isinstance(v, str) else v) for k, v in entry.items()})
         for code, entry in data.items()

@@ -10,21 +10,42 @@ siblings of the file) are followed: torch, transformers and friends stay opaque.
 from __future__ import annotations
 
 import os
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from .sources import SourceError, decode_source, parse_source, read_source
+from .cache import SummaryCache
+from .sources import SourceError, decode_source, parse_source, read_bytes
 from .summary import ModuleSummary, summarize
+
+INTERNAL = "internal error: "
 
 
 def internal_error(exc: Exception) -> str:
-    return f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)"
+    return f"{INTERNAL}{type(exc).__name__}: {exc} (run with --debug for the traceback)"
+
+
+def summarize_raw(path: Path, raw: bytes, debug: bool = False) -> ModuleSummary | str:
+    """The summary of a file's bytes, or why there is none. Top level, so workers can run it."""
+    try:
+        src = decode_source(path, raw)
+        return summarize(parse_source(src), src.text, str(path))
+    except SourceError as exc:
+        return str(exc)
+    except RecursionError:
+        return "code is nested too deeply to analyse"
+    except Exception as exc:  # a bug on one odd file must not stop the run
+        if debug:
+            raise
+        return internal_error(exc)
 
 
 class Project:
-    def __init__(self) -> None:
+    def __init__(self, cache: SummaryCache | None = None) -> None:
+        self.cache = cache
         self.debug = False  # let an unexpected error propagate instead of recording it for the file
         self._summaries: dict[Path, ModuleSummary | None] = {}
         self.errors: dict[Path, str] = {}
+        self.digests: dict[Path, str] = {}  # content key of every file summarised
         self._lookups: dict[tuple[Path, str], Path | None] = {}
         self.parsed: list[Path] = []
 
@@ -38,21 +59,42 @@ class Project:
             self._summaries[path] = self._load(path, raw)
         return self._summaries[path]
 
-    def _load(self, path: Path, raw: bytes | None) -> ModuleSummary | None:
-        try:
-            src = read_source(path) if raw is None else decode_source(path, raw)
-            tree = parse_source(src)
+    def _load(self, path: Path, raw: bytes | None, computed: ModuleSummary | str | None = None):
+        if raw is None:
+            try:
+                raw = read_bytes(path)
+            except SourceError as exc:
+                self.errors[path] = str(exc)
+                return None
+        key = self.cache.key(raw) if self.cache else None
+        if key:
+            self.digests[path] = key
+        value = self.cache.get(key) if key else None
+        if value is None:
+            value = computed if computed is not None else summarize_raw(path, raw, self.debug)
             self.parsed.append(path)
-            return summarize(tree, src.text, str(path))
-        except SourceError as exc:
-            self.errors[path] = str(exc)
-        except RecursionError:
-            self.errors[path] = "code is nested too deeply to analyse"
-        except Exception as exc:  # a bug on one odd file must not stop the run
-            if self.debug:
-                raise
-            self.errors[path] = internal_error(exc)
-        return None
+            if key and not (isinstance(value, str) and value.startswith(INTERNAL)):
+                self.cache.put(key, value)
+        if isinstance(value, str):
+            self.errors[path] = value
+            return None
+        value.path = str(path)
+        return value
+
+    def prefetch(self, items: list[tuple[Path, bytes]], jobs: int) -> None:
+        """Summarise many files at once in `jobs` processes (cache misses only)."""
+        todo = [
+            (Path(os.path.abspath(path)), raw) for path, raw in items
+            if Path(os.path.abspath(path)) not in self._summaries
+            and not (self.cache and self.cache.has(self.cache.key(raw)))
+        ]
+        if jobs <= 1 or len(todo) < 2:
+            return
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            results = pool.map(summarize_raw, [p for p, _ in todo], [r for _, r in todo],
+                               [self.debug] * len(todo), chunksize=4)
+            for (path, raw), value in zip(todo, results, strict=True):
+                self._summaries[path] = self._load(path, raw, value)
 
     def resolve_module(self, module: str, from_path: Path) -> Path | None:
         """File (`x.py`, `pkg/__init__.py`) or namespace directory that `module` names.

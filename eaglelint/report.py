@@ -1,20 +1,25 @@
-"""Printing findings: a human report grouped by file, or a stable JSON list.
+"""Printing findings: a human report grouped by file, a stable JSON list, or GitHub annotations.
 
 The JSON schema (one object per finding, keys always present) is documented in
-README.md; tools and tests depend on it, so keys are only ever added.
+README.md; tools and tests depend on it, so keys are only ever added. SARIF lives
+in sarif.py.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
+from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .checker import Finding
 
+PROGRESS_MIN_FILES = 40  # fewer files finish before a bar would be worth drawing
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
@@ -37,6 +42,7 @@ def finding_dict(f: Finding) -> dict:
         "entry_class": f.entry_class,
         "subclasses": list(f.subclasses),
         "fixable": f.fixable,
+        "included_because": f.included_because,
     }
 
 
@@ -56,7 +62,10 @@ def write_text(findings: list[Finding], console: Console, quiet: bool = False, s
         style = SEVERITY_STYLE.get(f.severity, "")
         entry = " [dim](EntryClass)[/]" if f.entry_class else ""
         location = f"{escape(f.path)}:{f.line}:{f.column}" if quiet else f"  {f.line}:{f.column}"
-        console.print(f"{location} [{style}]{f.code}[/] {escape(f.message)}{entry}", highlight=False)
+        why = f" [dim](checked because it {escape(f.included_because)})[/]" if f.included_because and quiet else ""
+        console.print(f"{location} [{style}]{f.code}[/] {escape(f.message)}{entry}{why}", highlight=False)
+        if f.included_because and not quiet:
+            console.print(f"    [dim]note: checked because it {escape(f.included_because)}[/]", highlight=False)
     if statistics:
         write_statistics(findings, console)
     if quiet:
@@ -81,3 +90,39 @@ def write_statistics(findings: list[Finding], console: Console) -> None:
     for code, n in Counter(f.code for f in findings).most_common():
         fix = "[*]" if codes[code].fixable else "   "
         console.print(f"{n:5d} {code} {fix} {codes[code].name}", highlight=False)
+
+
+GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def write_github(findings: list[Finding], out: TextIO) -> None:
+    """GitHub Actions workflow commands: each finding becomes an annotation on its line."""
+    for f in findings:
+        message = f.message + (f" (checked because it {f.included_because})" if f.included_because else "")
+        out.write(f"::{GITHUB_COMMAND[f.severity]} file={_escape_property(f.path)},line={f.line},"
+                  f"col={f.column},title={_escape_property(f.code)}::{_escape_data(f.code + ' ' + message)}\n")
+
+
+def progress_bar(files: list[Path]):
+    """A transient bar on stderr while files are read; drawn only for long runs on a terminal."""
+    if len(files) < PROGRESS_MIN_FILES:
+        yield from files
+        return
+    with Progress(TextColumn("Checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("check", total=len(files))
+        for path in files:
+            yield path
+            bar.advance(task)
+
+
+def wants_progress(quiet: bool, output_format: str) -> bool:
+    return output_format == "text" and not quiet and sys.stdout.isatty() and sys.stderr.isatty()

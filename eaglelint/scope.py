@@ -10,22 +10,41 @@ import ast
 
 from .refs import Ref
 
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
-def walk_local(body: list[ast.stmt]):
-    """Walk statements of a scope without entering nested functions or classes."""
-    stack = list(reversed(body))
+
+def walk_local(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Statements of a scope, in order, without entering nested functions or classes.
+
+    Only statements: every binding, return and `self.x = ...` that a summary needs is
+    a statement, and skipping expression trees keeps this well below the parse cost.
+    Functions and classes defined in the scope are yielded, not entered.
+    """
+    out: list[ast.stmt] = []
+    stack = [iter(body)]
     while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.append(child)
+        node = next(stack[-1], None)
+        if node is None:
+            stack.pop()
+            continue
+        out.append(node)
+        if isinstance(node, _NESTED_SCOPES):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if block:
+                stack.append(iter(block))
+        for handler in getattr(node, "handlers", ()):
+            stack.append(iter(handler.body))
+        for case in getattr(node, "cases", ()):
+            stack.append(iter(case.body))
+    return out
 
 
 class Scope:
     """Local bindings of one function: name -> the expressions (or refs) bound to it."""
 
-    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | None):
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | None, stmts: list[ast.stmt] | None = None):
         self.exprs: dict[str, list[ast.AST | Ref]] = {}
         if fn is None:
             return
@@ -33,14 +52,14 @@ class Scope:
         for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
             if arg is not None and arg.arg != "self":
                 self.exprs[arg.arg] = [Ref("unknown", f"parameter '{arg.arg}'")]
-        for node in walk_local(fn.body):
+        for node in stmts if stmts is not None else walk_local(fn.body):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     self._bind(target, node.value)
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
                 if node.value is not None:
                     self._bind(node.target, node.value)
-            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
                 self._bind(node.target, None)
             elif isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:

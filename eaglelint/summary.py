@@ -13,13 +13,10 @@ import ast
 import contextlib
 from dataclasses import dataclass, field
 
+from .exprs import MAX_EXPANSION, expression_refs
 from .refs import Ref
 from .scope import Scope, import_bindings, walk_local
 from .sources import SourceLines
-
-MAX_EXPANSION = 64
-MAX_REF_DEPTH = 64  # nesting of one expression that is followed
-MAX_REF_WORK = 5000  # expression nodes visited for one value
 
 
 @dataclass(frozen=True)
@@ -94,61 +91,30 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
+class _Body:
+    """A function's statements, walked once; its local scope, built only if asked for."""
+
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef):
+        self.fn = fn
+        self.stmts = walk_local(fn.body)
+        self._scope: Scope | None = None
+
+    @property
+    def scope(self) -> Scope:
+        if self._scope is None:
+            self._scope = Scope(self.fn, self.stmts)
+        return self._scope
+
+
 class _Summarizer:
     def __init__(self, mod: ModuleSummary, source: str):
         self.mod = mod
         self.lines = SourceLines(source)
 
     # -- expressions -> refs -------------------------------------------------
-    def refs(self, node: ast.AST, scope: Scope | None) -> list[Ref]:
-        """Bounded, because a Ref as deep as `x.a.a.a...` overflows the stack when hashed, and
-        locals that each use the previous one twice (`a2 = a1 if c else a1`) cost 2**n."""
-        self.work = 0
-        return self._refs(node, scope, frozenset(), 0)
-
-    def _refs(self, node: ast.AST, scope: Scope | None, seen: frozenset, depth: int) -> list[Ref]:
-        if isinstance(node, Ref):
-            return [node]
-        self.work += 1
-        if depth > MAX_REF_DEPTH or self.work > MAX_REF_WORK:
-            return [Ref("unknown", f"expression at line {getattr(node, 'lineno', '?')} is too deep to follow")]
-
-        def sub(child: ast.AST, names: frozenset = seen) -> list[Ref]:
-            return self._refs(child, scope, names, depth + 1)
-
-        if isinstance(node, ast.Name):
-            if scope is not None and node.id in scope.exprs:
-                if node.id in seen:
-                    return []
-                out: list[Ref] = []
-                for bound in scope.exprs[node.id]:
-                    out.extend(sub(bound, seen | {node.id}))
-                return out[:MAX_EXPANSION]
-            return [Ref("name", node.id)]
-        if isinstance(node, ast.Attribute):
-            if isinstance(node.value, ast.Name) and node.value.id == "self":
-                return [Ref("self", node.attr)]
-            return [Ref("attr", node.attr, args=(b,)) for b in sub(node.value)]
-        if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
-                return [Ref("item", args=(b,)) for b in sub(func.value)]
-            return [Ref("call", args=(c,)) for c in sub(func)]
-        if isinstance(node, ast.Subscript):
-            return [Ref("item", args=(b,)) for b in sub(node.value)]
-        if isinstance(node, ast.Dict):
-            return [Ref("seq", args=tuple(r for v in node.values for r in sub(v)))]
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            return [Ref("seq", args=tuple(r for v in node.elts for r in sub(v)))]
-        if isinstance(node, ast.IfExp):
-            return sub(node.body) + sub(node.orelse)
-        if isinstance(node, ast.BoolOp):
-            return [r for v in node.values for r in sub(v)]
-        if isinstance(node, ast.NamedExpr):
-            return sub(node.value)
-        if isinstance(node, ast.Constant):
-            return [Ref("const", repr(node.value)[:40])]
-        return [Ref("unknown", f"{type(node).__name__} expression at line {node.lineno}")]
+    @staticmethod
+    def refs(node: ast.AST, scope: Scope | None) -> list[Ref]:
+        return expression_refs(node, scope)
 
     # -- statements ----------------------------------------------------------
     def module(self, tree: ast.Module) -> None:
@@ -157,7 +123,7 @@ class _Summarizer:
             if isinstance(node, ast.ClassDef):
                 self.classdef(node, prefix="")
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.mod.functions[node.name] = self.function(node)
+                self.mod.functions[node.name] = self.function(node, _Body(node))
 
     def bind(self, name: str, ref: Ref) -> None:
         self.mod.names.setdefault(name, []).append(ref)
@@ -197,9 +163,10 @@ class _Summarizer:
         self.mod.classes[qualname] = info
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                fn = self.function(stmt)
+                body = _Body(stmt)
+                fn = self.function(stmt, body)
                 info.methods[stmt.name] = fn
-                self.self_assigns(stmt, info)
+                self.self_assigns(body, info)
                 if stmt.name == "__getattr__":
                     info.getattr_forwards = _getattr_targets(stmt)
             elif isinstance(stmt, ast.ClassDef):
@@ -210,9 +177,8 @@ class _Summarizer:
                     if isinstance(target, ast.Name):
                         info.attrs[target.id] = (stmt.lineno, tuple(self.refs(stmt.value, None)))
 
-    def self_assigns(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ClassInfo) -> None:
-        scope: Scope | None = None
-        for node in walk_local(fn.body):
+    def self_assigns(self, body: _Body, info: ClassInfo) -> None:
+        for node in body.stmts:
             if isinstance(node, ast.Assign):
                 pairs = [(t, node.value) for t in node.targets]
             elif isinstance(node, ast.AnnAssign):
@@ -225,9 +191,7 @@ class _Summarizer:
                     and isinstance(target.value, ast.Name)
                     and target.value.id == "self"
                 ):
-                    if scope is None:
-                        scope = Scope(fn)
-                    values = self.refs(value, scope)
+                    values = self.refs(value, body.scope)
                     if isinstance(node, ast.AnnAssign) and node.value is not None:
                         # `self.lm: Cls = make()` -- the annotation names a candidate too
                         values += [Ref("call", args=(r,)) for r in self.refs(node.annotation, None)]
@@ -237,21 +201,18 @@ class _Summarizer:
                         WrapperAssign(node.lineno, tuple(values[:MAX_EXPANSION]))
                     )
 
-    def function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionInfo:
+    def function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, body: _Body) -> FunctionInfo:
         params, names = self.params(fn.args)
         if fn.returns is not None:
             names |= free_names(fn.returns)
         returns: list[Ref] = []
         returns_value = False
-        return_nodes = [n for n in walk_local(fn.body) if isinstance(n, ast.Return)]
-        if return_nodes:
-            scope = Scope(fn)
-            for ret in return_nodes:
-                if ret.value is not None and not (
-                    isinstance(ret.value, ast.Constant) and ret.value.value is None
-                ):
-                    returns_value = True
-                    returns.extend(self.refs(ret.value, scope))
+        for ret in body.stmts:
+            if isinstance(ret, ast.Return) and ret.value is not None and not (
+                isinstance(ret.value, ast.Constant) and ret.value.value is None
+            ):
+                returns_value = True
+                returns.extend(self.refs(ret.value, body.scope))
         return FunctionInfo(
             name=fn.name,
             line=fn.lineno,
@@ -304,7 +265,7 @@ def _getattr_targets(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, .
     params = [a.arg for a in fn.args.args]
     name_param = params[1] if len(params) > 1 else None
     found = []
-    for node in walk_local(fn.body):
+    for node in ast.walk(fn):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)

@@ -1,4 +1,4 @@
-"""Real SGLang releases: fetched from the package registry, cached, never committed.
+"""Real SGLang (and one vLLM) releases: fetched from the package registry, cached, never committed.
 
 Why a script of its own: the README's main job, the release tests and the
 benchmark all need the same cached trees.
@@ -59,7 +59,42 @@ def models_dir(version: str) -> Path:
     return release_root(version) / "sglang" / "srt" / "models"
 
 
+# vLLM, for the `vllm` interface pack: one pinned release, only its model code is kept.
+VLLM_VERSION = "0.33.0"
+VLLM_PREFIX = "vllm/model_executor/models/"
+
+
+def vllm_models_dir(version: str = VLLM_VERSION) -> Path:
+    """vllm/model_executor/models of a vLLM release (the tree above it is the import root).
+
+    The wheel is large (about 340 MB), so it is deleted once its model code is extracted.
+    """
+    root = cache_root() / f"vllm-{version}"
+    if not (root / ".complete").is_file():
+        wheels = cache_root() / "wheels"
+        wheels.mkdir(parents=True, exist_ok=True)
+        found = sorted(wheels.glob(f"vllm-{version}-*.whl"))
+        if not found:
+            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(wheels),
+                   *PLATFORM_ARGS, "--platform", "manylinux_2_28_x86_64", f"vllm=={version}"]
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            found = sorted(wheels.glob(f"vllm-{version}-*.whl"))
+            if done.returncode != 0 or not found:
+                raise RuntimeError(f"cannot fetch vllm=={version}: {done.stderr[-2000:]}")
+        tmp = root.with_name(root.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        with zipfile.ZipFile(found[0]) as zf:
+            zf.extractall(tmp, [m for m in zf.namelist() if m.startswith(VLLM_PREFIX) and m.endswith(".py")])
+        shutil.rmtree(root, ignore_errors=True)
+        tmp.rename(root)
+        (root / ".complete").touch()
+        for wheel in found:
+            wheel.unlink()
+    return root / VLLM_PREFIX.rstrip("/")
+
+
 if __name__ == "__main__":
-    # `python scripts/fetch_sglang.py 0.5.9` prints the cached models folder of that release.
+    # `python scripts/fetch_sglang.py 0.5.9` prints the cached models folder of that release;
+    # `python scripts/fetch_sglang.py vllm` the pinned vLLM release's.
     for version in sys.argv[1:] or ["0.5.23"]:
-        print(models_dir(version))
+        print(vllm_models_dir() if version == "vllm" else models_dir(version))

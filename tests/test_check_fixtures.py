@@ -2,9 +2,12 @@
 
 A flagged line ends with `# expect: CODE[method] ...`; the test compares expected
 against found for every fixture file, so a missed finding and a false one both fail.
+A fixture checked with other interface packs than the default names them near its
+top: `interfaces: all` or `interfaces: eagle3,dflash`.
 """
 
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,18 @@ TREE = FIXTURES / "check"
 FILES = sorted(TREE.rglob("*.py"))
 EXPECT = re.compile(r"#\s*expect:\s*(.*)$")
 TOKEN = re.compile(r"(EGL\d{3})(?:\[(\w+)\])?")
+PACKS = re.compile(r"interfaces:\s*([\w,]+)")
+
+
+def packs_of(path: Path) -> str | None:
+    m = PACKS.search("\n".join(path.read_text().splitlines()[:5]))
+    return m.group(1) if m else None
+
+
+@cache
+def findings_with(packs: str | None):
+    files = discover([TREE]).files
+    return check_files(files, CheckOptions(tuple(select_interfaces(packs.split(",") if packs else None)))).findings
 
 
 def expected(path: Path) -> set[tuple[int, str, str | None]]:
@@ -31,13 +46,13 @@ def expected(path: Path) -> set[tuple[int, str, str | None]]:
 
 @pytest.fixture(scope="module")
 def findings():
-    files = discover([TREE]).files
-    return check_files(files, CheckOptions(tuple(select_interfaces(None)))).findings
+    return findings_with(None)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_fixture_findings_match_inline_expectations(path, findings):
-    found = {(f.line, f.code, f.method) for f in findings if Path(f.path).resolve() == path.resolve()}
+def test_fixture_findings_match_inline_expectations(path):
+    found = {(f.line, f.code, f.method) for f in findings_with(packs_of(path))
+             if Path(f.path).resolve() == path.resolve()}
     assert found == expected(path)
 
 

@@ -37,11 +37,12 @@ def copy_case(case: Path, tmp_path: Path) -> Path:
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
 def test_fix_writes_expected_output_and_is_idempotent(case, tmp_path):
     work = copy_case(case, tmp_path)
-    first = eaglelint("fix", "--write", ".", cwd=work)
+    args = (case / "args").read_text().split() if (case / "args").is_file() else []  # e.g. --interface PACKS
+    first = eaglelint("fix", "--write", *args, ".", cwd=work)
     assert first.returncode == (1 if case.name in NOT_FIXABLE else 0), first.stderr
     expected = (case / "wrapper.py.expected").read_bytes()
     assert (work / "wrapper.py").read_bytes() == expected
-    second = eaglelint("fix", "--write", ".", cwd=work)
+    second = eaglelint("fix", "--write", *args, ".", cwd=work)
     assert (work / "wrapper.py").read_bytes() == expected
     assert b"Added 0 methods" in second.stdout
 
@@ -51,9 +52,10 @@ def test_fix_keeps_every_original_line_in_order(case):
     old = (case / "wrapper.py").read_bytes().splitlines(keepends=True)
     new = iter((case / "wrapper.py.expected").read_bytes().splitlines(keepends=True))
     import_lines = [line for line in old if line.lstrip().startswith((b"from ", b"import "))]
+    marker_fix = (case / "args").is_file() and "vllm" in (case / "args").read_text()
     for line in old:
-        if line in import_lines:
-            continue  # an import line may be merged with new names
+        if line in import_lines or (marker_fix and line.startswith(b"class ")):
+            continue  # an import line may be merged with new names; a vLLM fix edits the class header
         assert any(line == candidate for candidate in new), line
 
 

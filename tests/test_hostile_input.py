@@ -1,9 +1,9 @@
 """Hostile and broken input: every file is reported or checked, the run goes on, nothing crashes.
 
 Each case is a `w.py` beside a wrapped language model `lm.py`, generated here (no
-binary junk in fixtures/). Hostile files contain the text `language_model`: a file
-without it cannot hold a wrapper and is read but never parsed, so a broken file without
-it is (by design) not reported. Cases whose classes resolve are also fixed, and the fix
+binary junk in fixtures/). Hostile files contain an assignment `self.language_model =`:
+a file without one cannot hold a wrapper and is read but never parsed, so a broken file
+without it is (by design) not reported. Cases whose classes resolve are also fixed, and the fix
 must keep what the file was (encoding, BOM, line endings, indentation).
 """
 
@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from eaglelint import cli, modules
+from eaglelint import cli, lint, modules
 from eaglelint import fix as fixmod
 from eaglelint.checker import CheckOptions, check_files
+from eaglelint.exprs import _Refs
 from eaglelint.interfaces import select_interfaces
 from eaglelint.modules import Project
-from eaglelint.summary import _Summarizer
 
 LM = b'''class TextModelForCausalLM:
     def set_eagle3_layers_to_capture(self, layer_ids=None):
@@ -62,18 +62,18 @@ UTF8 = wrapper().encode()
 
 # name: (content of w.py, codes `check` reports for it, does `fix --write` rewrite it)
 CASES = {
-    "syntax_error": (b"# holds a language_model\ndef broken(:\n", {"EGL999"}, False),
-    "syntax_error_without_wrapper_text": (b"def broken(:\n", set(), False),
+    "syntax_error": (b"def broken(self:\n    self.language_model = lm\n", {"EGL999"}, False),
+    "syntax_error_without_wrapper_assignment": (b"def broken(:\n    language_model = 1\n", set(), False),
     "empty_file": (b"", set(), False),
-    "nul_bytes": (b"\x00" * 64 + b"language_model", {"EGL999"}, False),
-    "binary_data": (bytes(range(256)) * 8 + b"language_model", {"EGL999"}, False),
+    "nul_bytes": (b"\x00" * 64 + b"self.language_model = lm", {"EGL999"}, False),
+    "binary_data": (bytes(range(256)) * 8 + b"self.language_model = lm", {"EGL999"}, False),
     "nul_in_valid_source": (UTF8 + b"# \x00\n", {"EGL999"}, False),
     "latin1_with_coding_line": (LATIN1, {"EGL001"}, True),
     "latin1_without_coding_line": (UTF8.replace(b"class", b"# caf\xe9\nclass"), {"EGL999"}, False),
     "unknown_coding": (b"# -*- coding: klingon -*-\n" + UTF8, {"EGL999"}, False),
     "utf8_bom": (b"\xef\xbb\xbf" + UTF8, {"EGL001"}, True),
     "bom_with_latin1_coding": (b"\xef\xbb\xbf# -*- coding: latin-1 -*-\n" + UTF8, {"EGL999"}, False),
-    "utf16_not_python_source": (wrapper().encode("utf-16"), set(), False),  # no b"language_model" in it
+    "utf16_not_python_source": (wrapper().encode("utf-16"), set(), False),  # no b"self.language_model =" in it
     "crlf": (wrapper(newline="\r\n").encode(), {"EGL001"}, True),
     "cr_only": (wrapper(newline="\r").encode(), {"EGL001"}, True),
     "mixed_line_endings": (UTF8.replace(b"config):\n", b"config):\r\n", 1), {"EGL001"}, True),
@@ -213,7 +213,7 @@ def test_inheritance_chain_of_1500_classes_is_followed_to_its_end(tmp_path):
 def test_expansion_work_is_bounded(tmp_path, monkeypatch):
     """25 locals that each use the previous twice: 2**25 expansions if unbounded. Fails, not hangs."""
     calls = 0
-    original = _Summarizer._refs
+    original = _Refs.of
 
     def counting(self, *args):
         nonlocal calls
@@ -222,7 +222,7 @@ def test_expansion_work_is_bounded(tmp_path, monkeypatch):
             raise AssertionError("expression expansion is not bounded")
         return original(self, *args)
 
-    monkeypatch.setattr(_Summarizer, "_refs", counting)
+    monkeypatch.setattr(_Refs, "of", counting)
     findings = check(make_case(tmp_path, "locals_doubling_25_times")).findings
     assert {f.method for f in findings if f.code == "EGL001"} == FIXED
 
@@ -241,8 +241,10 @@ def test_internal_error_in_one_file_is_reported_and_the_others_are_checked(tmp_p
     options = CheckOptions(tuple(select_interfaces(None)))
     findings = check_files(sorted(tmp_path.rglob("*.py")), options, Project()).findings
     assert {(Path(f.path).parent.name, f.code) for f in findings} == {("crlf", "EGL999"), ("tabs", "EGL001")}
+    debug = Project()
+    debug.debug = True
     with pytest.raises(KeyError):
-        check_files(sorted(tmp_path.rglob("*.py")), CheckOptions(options.interfaces, debug=True), Project())
+        check_files(sorted(tmp_path.rglob("*.py")), options, debug)
     monkeypatch.setattr(sys, "argv", ["eaglelint", "--debug", "check", str(tmp_path)])
     with pytest.raises(KeyError):  # --debug: the traceback, not a finding
         cli.main()
@@ -335,14 +337,14 @@ def test_only_bad_links_is_nothing_to_check(tmp_path):
 
 def test_file_disappearing_between_discovery_and_reading(tmp_path, monkeypatch, capsys):
     gone, kept = make_case(tmp_path, "crlf"), make_case(tmp_path, "tabs")
-    real = cli.discover
+    real = lint.discover
 
     def discover_then_delete(paths, *args):
         found = real(paths, *args)
         (gone / "w.py").unlink()
         return found
 
-    monkeypatch.setattr(cli, "discover", discover_then_delete)
+    monkeypatch.setattr(lint, "discover", discover_then_delete)
     monkeypatch.setattr(sys, "argv", ["eaglelint", "check", "--output-format", "json", str(tmp_path)])
     with pytest.raises(SystemExit) as exit_:
         cli.main()

@@ -1,0 +1,190 @@
+"""The aux-hidden-state path: what method presence cannot see (EGL020-EGL023, no automatic fix).
+
+Why: with EAGLE-3, `set_eagle3_layers_to_capture` makes the decoder return
+`(hidden_states, aux_hidden_states)` instead of a tensor. A wrapper whose forward
+goes through its full language model's own forward (`self.language_model(...)`, or
+`general_mm_embed_routine(..., language_model=self.language_model)` with a
+`*ForCausalLM`) gets that handled there. A wrapper that runs the decoder itself
+(`self.model(...)`, `self.language_model.model(...)`, or a decoder-only
+`language_model`) and calls its own `self.logits_processor(...)` must do what a
+`*ForCausalLM` does: keep `capture_aux_hidden_states` (set in `__init__`; the engine
+reads it on the top-level model too), unpack the tuple when it is set, and pass
+the aux hidden states to the logits processor. Otherwise the draft model gets no
+aux hidden states, or the logits processor gets a tuple.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from .resolve import ClassEntity, Resolver
+from .sources import SourceError, parse_source, read_source
+
+FLAG = "capture_aux_hidden_states"
+# Hooks that turn on aux-hidden-state capture (EAGLE-3; DFlash/DSpark reuse the same path).
+CAPTURES = ("set_eagle3_layers_to_capture", "set_dflash_layers_to_capture", "set_dspark_layers_to_capture")
+
+
+@dataclass(frozen=True)
+class AuxProblem:
+    code: str  # EGL020 | EGL021 | EGL022 | EGL023
+    line: int
+    column: int
+    message: str
+
+
+def _self_attr(node: ast.AST, *names: str) -> bool:
+    """`self.a.b` for names ("a", "b")."""
+    for name in reversed(names):
+        if not (isinstance(node, ast.Attribute) and node.attr == name):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _class_node(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
+    body: list[ast.stmt] = tree.body
+    node = None
+    for part in qualname.split("."):
+        node = next((n for n in ast.walk(ast.Module(body=body, type_ignores=[]))
+                     if isinstance(n, ast.ClassDef) and n.name == part), None)
+        if node is None:
+            return None
+        body = node.body
+    return node
+
+
+def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    return next((n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
+                None)
+
+
+def _local_nodes(fn: ast.AST):
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _mentions_aux(node: ast.AST) -> bool:
+    return any((isinstance(n, ast.Name) and "aux" in n.id) or (isinstance(n, ast.Attribute) and "aux" in n.attr)
+               for n in ast.walk(node))
+
+
+class AuxChecker:
+    def __init__(self, resolver: Resolver):
+        self.resolver = resolver
+        self._last: tuple[str, ast.Module | None] = ("", None)  # wrappers come file by file
+
+    def tree(self, path: str) -> ast.Module | None:
+        if self._last[0] != path:
+            try:
+                self._last = (path, parse_source(read_source(Path(path))))
+            except SourceError:
+                self._last = (path, None)
+        return self._last[1]
+
+    def is_full_lm(self, cls: ClassEntity) -> bool:
+        """A language model with its own LM head and logits processor, not a bare decoder."""
+        mro = self.resolver.mro(cls)
+        return cls.qualname.endswith("ForCausalLM") or any(
+            "logits_processor" in self.resolver.info(c).self_assigns for c in mro)
+
+    def problems(self, wrapper: ClassEntity, attr: str, wrapped: list[ClassEntity], has_member,
+                 captures: tuple[str, ...] = CAPTURES[:1]) -> list[AuxProblem]:
+        hook = next((h for h in captures if has_member(self.resolver, wrapper, h)
+                     or any(self.resolver.find_member(c, h) for c in wrapped)), None)
+        if hook is None:
+            return []  # no capture hook of the selected packs can reach this model
+        owner = next((c for c in self.resolver.mro(wrapper) if "forward" in self.resolver.info(c).methods), None)
+        if owner is None:
+            return []
+        tree = self.tree(owner.path)
+        cls = _class_node(tree, owner.qualname) if tree is not None else None
+        forward = _method(cls, "forward") if cls is not None else None
+        if forward is None:
+            return []
+        full = bool(wrapped) and all(self.is_full_lm(c) for c in wrapped)
+        decoder_runs, logits_calls = self._shape(forward, full, attr)
+        if not decoder_runs or not logits_calls:
+            return []  # goes through the language model's own forward, or computes no logits itself
+        out = []
+        name = self.resolver.info(wrapper).name
+        run = decoder_runs[0]
+        if not self._unpacks(forward):
+            out.append(AuxProblem("EGL020", run.lineno, run.col_offset + 1, (
+                f"{name}.forward runs the decoder itself but never unpacks (hidden_states, aux_hidden_states) "
+                f"when {FLAG} is set; with EAGLE-3 the logits processor gets a tuple. Unpack it as the "
+                f"*ForCausalLM forward does")))
+        if not any(_mentions_aux(arg) for call in logits_calls for arg in [*call.args, *call.keywords]):
+            call = logits_calls[0]
+            out.append(AuxProblem("EGL021", call.lineno, call.col_offset + 1, (
+                f"{name}.forward calls self.logits_processor without aux_hidden_states; with EAGLE-3 the "
+                f"draft model gets no aux hidden states. Pass them (after hidden_states, lm_head, forward_batch)")))
+        info = self.resolver.info(wrapper)
+        if not self._initialises_flag(wrapper):
+            out.append(AuxProblem("EGL022", info.line, info.column, (
+                f"{name} runs the decoder itself but does not set self.{FLAG} in __init__; the engine and its "
+                f"forward read it on this object. Set it to False in __init__ and to True in {hook} "
+                f"(or forward the language model's flag with a property)")))
+        elif self._never_turned_on(wrapper):
+            out.append(AuxProblem("EGL023", info.line, info.column, (
+                f"{name} sets self.{FLAG} only to False, so its forward never unpacks the aux hidden states "
+                f"that {hook} turns on in the language model; set it to True in {hook}")))
+        return out
+
+    def _never_turned_on(self, wrapper: ClassEntity) -> bool:
+        """Every assignment of the flag in the wrapper's classes is the constant False."""
+        values = []
+        for c in self.resolver.mro(wrapper):
+            info = self.resolver.info(c)
+            if FLAG in info.methods:
+                return False  # a property: it says what it says
+            values += [v for a in info.self_assigns.get(FLAG, []) for v in a.values]
+            values += list(info.attrs.get(FLAG, (0, ()))[1])
+        return bool(values) and all(v.kind == "const" and v.name == "False" for v in values)
+
+    @staticmethod
+    def _shape(forward: ast.AST, full: bool, attr: str) -> tuple[list[ast.AST], list[ast.Call]]:
+        """(calls that run the decoder directly, calls of self.logits_processor)."""
+        runs: list[ast.AST] = []
+        logits: list[ast.Call] = []
+        for node in _local_nodes(forward):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if _self_attr(func, "logits_processor"):
+                logits.append(node)
+            targets = [func.value if isinstance(func, ast.Attribute) and func.attr == "forward" else func]
+            targets += [k.value for k in node.keywords if k.arg == "language_model"]
+            for target in targets:
+                decoder = _self_attr(target, "model") or _self_attr(target, attr, "model")
+                if decoder or (not full and _self_attr(target, attr)):
+                    runs.append(node)
+                    break
+        return runs, logits
+
+    @staticmethod
+    def _unpacks(forward: ast.AST) -> bool:
+        tests_flag = any(isinstance(n, ast.Attribute) and n.attr == FLAG for n in _local_nodes(forward))
+        unpacks = any(
+            isinstance(n, ast.Assign) and any(isinstance(t, ast.Tuple) and _mentions_aux(t) for t in n.targets)
+            for n in _local_nodes(forward))
+        return tests_flag and unpacks
+
+    def _initialises_flag(self, wrapper: ClassEntity) -> bool:
+        for c in self.resolver.mro(wrapper):
+            info = self.resolver.info(c)
+            if FLAG in info.attrs or FLAG in info.methods:
+                return True
+            init = info.methods.get("__init__")
+            if init is None or FLAG not in info.self_assigns:
+                continue
+            end = min((f.line for f in info.methods.values() if f.line > init.line), default=info.end_line + 1)
+            if any(init.line <= a.line < end for a in info.self_assigns[FLAG]):
+                return True
+        return False

@@ -1,0 +1,182 @@
+"""`[tool.eaglelint]` in pyproject.toml: found by walking up from the checked paths.
+
+Why like ruff: the people who keep an SGLang fork already configure ruff this
+way, so the closest pyproject.toml that has a `[tool.eaglelint]` table wins (one
+without the table is passed over), command-line flags override it, `--config FILE`
+names the file and `--isolated` ignores them all. A typo in a key must not be
+silently ignored: every unknown key or bad value is an error naming file and key.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .delegation import STYLES
+from .interfaces import load_codes, load_interfaces
+
+DEFAULT_WRAPPER_ATTRIBUTES = ("language_model",)
+
+
+class ConfigError(Exception):
+    """A configuration file or value eaglelint cannot use; str() names the file and key."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a run can be configured with; () means "not set" for the code lists."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    interfaces: tuple[str, ...] = ()
+    wrapper_attributes: tuple[str, ...] = DEFAULT_WRAPPER_ATTRIBUTES
+    style: str = "guard"
+    dependents: bool = True
+    report_unused_suppressions: bool = False
+    root: Path = field(default_factory=Path.cwd)  # globs are relative to it
+    source: Path | None = None  # the file these settings came from
+
+    def override(self, **values) -> Settings:
+        """The same settings with every value that is not None replaced (command-line flags)."""
+        return replace(self, **{k: v for k, v in values.items() if v is not None})
+
+    def ignored_here(self, path: Path) -> set[str]:
+        """Codes that per-file-ignores switches off for this file."""
+        return {code for pattern, codes in self.per_file_ignores if path_matches(path, pattern, self.root)
+                for code in codes}
+
+    def excluded(self, path: Path) -> bool:
+        return any(path_matches(path, pattern, self.root) for pattern in self.exclude)
+
+
+def path_matches(path: Path, pattern: str, root: Path) -> bool:
+    """A glob against the path relative to the config's folder, or its tail, or its name."""
+    absolute = Path(os.path.abspath(path))
+    text = absolute.as_posix()
+    try:
+        relative = absolute.relative_to(Path(os.path.abspath(root))).as_posix()
+    except ValueError:
+        relative = text
+    return any(fnmatch.fnmatch(candidate, pattern) or fnmatch.fnmatch(candidate, pattern.rstrip("/") + "/*")
+               for candidate in (relative, text, absolute.name)) or fnmatch.fnmatch(text, f"*/{pattern}")
+
+
+def find_config(path: Path) -> Path | None:
+    """The closest pyproject.toml, from `path` upward, that has a `[tool.eaglelint]` table."""
+    start = Path(os.path.abspath(path))
+    directory = start if start.is_dir() else start.parent
+    for folder in (directory, *directory.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and "eaglelint" in _read(candidate).get("tool", {}):
+            return candidate
+    return None
+
+
+def load_settings(path: Path) -> Settings:
+    """Settings from a pyproject.toml (`[tool.eaglelint]`) or a file of its own (top-level keys)."""
+    data = _read(path)
+    if "eaglelint" in data.get("tool", {}):
+        table, where = data["tool"]["eaglelint"], "[tool.eaglelint]"
+    elif path.name == "pyproject.toml":
+        raise ConfigError(f"{path}: has no [tool.eaglelint] table")
+    else:
+        table, where = data, "top level"
+    return parse_table(table, path, where)
+
+
+def _read(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+KEYS = {
+    "select": "select", "ignore": "ignore", "exclude": "exclude", "per-file-ignores": "per_file_ignores",
+    "interfaces": "interfaces", "wrapper-attributes": "wrapper_attributes", "fix": None,
+    "dependents": "dependents", "report-unused-suppressions": "report_unused_suppressions",
+}
+
+
+def parse_table(table: dict, path: Path, where: str = "[tool.eaglelint]") -> Settings:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: {where} must be a table")
+    values: dict = {"root": Path(os.path.abspath(path)).parent, "source": path}
+    for key, value in table.items():
+        if key not in KEYS:
+            raise ConfigError(f"{path}: {where}: unknown key {key!r} (known: {', '.join(KEYS)})")
+        problem = f"{path}: {where}: {key}"
+        if key in ("select", "ignore"):
+            values[KEYS[key]] = check_codes(_strings(value, problem), problem)
+        elif key in ("exclude", "wrapper-attributes"):
+            values[KEYS[key]] = _strings(value, problem)
+            if key == "wrapper-attributes":
+                check_attributes(values[KEYS[key]], problem)
+        elif key == "interfaces":
+            values["interfaces"] = check_interfaces(_strings(value, problem), problem)
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{problem}: must be a table of glob = [codes]")
+            values["per_file_ignores"] = tuple(
+                (glob, check_codes(_strings(codes, f"{problem}.{glob}"), f"{problem}.{glob}"))
+                for glob, codes in value.items()
+            )
+        elif key == "fix":
+            values["style"] = _fix_table(value, problem)
+        else:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{problem}: must be true or false, not {value!r}")
+            values[KEYS[key]] = value
+    return Settings(**values)
+
+
+def _fix_table(value, problem: str) -> str:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{problem}: must be a table ([tool.eaglelint.fix])")
+    unknown = set(value) - {"style"}
+    if unknown:
+        raise ConfigError(f"{problem}: unknown key {sorted(unknown)[0]!r} (known: style)")
+    style = value.get("style", "guard")
+    if style not in STYLES:
+        raise ConfigError(f"{problem}.style: must be one of {', '.join(STYLES)}, not {style!r}")
+    return style
+
+
+def _strings(value, problem: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ConfigError(f"{problem}: must be a list of non-empty strings, not {value!r}")
+    return tuple(v.strip() for v in value)
+
+
+def check_codes(codes: tuple[str, ...], problem: str) -> tuple[str, ...]:
+    known = load_codes()
+    codes = tuple(c.upper() for c in codes)
+    for code in codes:
+        if code not in known:
+            raise ConfigError(f"{problem}: unknown rule code {code!r}; see `eaglelint rules`")
+    return codes
+
+
+def check_interfaces(names: tuple[str, ...], problem: str) -> tuple[str, ...]:
+    available = load_interfaces()
+    for name in names:
+        if name not in available:
+            raise ConfigError(f"{problem}: unknown interface {name!r}; available: {', '.join(sorted(available))}")
+    return names
+
+
+def check_attributes(names: tuple[str, ...], problem: str) -> tuple[str, ...]:
+    for name in names:
+        if not name.isidentifier():
+            raise ConfigError(f"{problem}: {name!r} is not a Python attribute name")
+    return names
+

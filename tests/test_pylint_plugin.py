@@ -1,0 +1,93 @@
+"""`pylint --load-plugins eaglelint.pylint_plugin` reports what `eaglelint check` reports,
+run with the real pylint on the fixture trees."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, REPO
+
+from eaglelint.lint import lint
+from eaglelint.pylint_plugin import message_ids, symbol
+
+CHECK = FIXTURES / "check" / "sglang" / "srt" / "models"
+SUPPRESSIONS = FIXTURES / "suppressions" / "sglang" / "srt" / "models"
+
+
+def pylint(*args, cwd=REPO):
+    done = subprocess.run(
+        [sys.executable, "-m", "pylint", "--load-plugins", "eaglelint.pylint_plugin", "--disable=all",
+         "--enable=eaglelint", "--recursive=y", "--output-format=json", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert "Traceback" not in done.stderr, done.stderr
+    return json.loads(done.stdout or "[]")
+
+
+def as_found(messages):
+    out = set()
+    for m in messages:
+        code = m["message"].split(" ", 1)[0]
+        assert m["symbol"] == symbol(code) and m["message-id"] == message_ids()[code]
+        out.add((Path(m["path"]).resolve(), m["line"], m["column"] + 1, code, m["message"].split(" ", 1)[1]))
+    return out
+
+
+def eaglelint_found(path):
+    return {(Path(f.path).resolve(), f.line, f.column, f.code, f.message)
+            for f in lint([path], dependents=False).findings}
+
+
+@pytest.fixture(scope="module")
+def check_tree_messages():
+    return pylint(CHECK)
+
+
+def test_same_findings_as_eaglelint_check_on_the_fixture_tree(check_tree_messages):
+    ours = [m for m in check_tree_messages if m["symbol"].startswith("egl")]
+    expected = {f for f in eaglelint_found(CHECK) if f[3] != "EGL999"}
+    assert as_found(ours) == expected and len(expected) >= 40
+
+
+def test_a_file_that_cannot_be_parsed_is_pylints_own_syntax_error(check_tree_messages):
+    broken = [m for m in check_tree_messages if Path(m["path"]).name == "broken_syntax.py"]
+    assert [m["symbol"] for m in broken] == ["syntax-error"]
+    assert {f[3] for f in eaglelint_found(CHECK / "broken_syntax.py")} == {"EGL999"}
+
+
+def test_suppressions_and_config_are_honoured_as_by_the_cli(tmp_path):
+    messages = [m for m in pylint(SUPPRESSIONS) if m["symbol"].startswith("egl")]
+    assert as_found(messages) == eaglelint_found(SUPPRESSIONS)
+    assert not any(Path(m["path"]).name == "noqa_bare.py" for m in messages)
+
+
+def test_pylint_disable_comment_works_on_eaglelint_messages(tmp_path):
+    models = tmp_path / "sglang" / "srt" / "models"
+    models.mkdir(parents=True)
+    for name in ("base_llm.py", "derived_llm.py", "wrapper_plain_assign.py"):
+        (models / name).write_text((CHECK / name).read_text())
+    wrapper = models / "wrapper_plain_assign.py"
+    assert {m["symbol"] for m in pylint(wrapper)} == {"egl001-missing-delegation", "egl002-missing-draft-delegation"}
+    lines = wrapper.read_text().splitlines()
+    lines[7] += "  # pylint: disable=egl002-missing-draft-delegation"
+    wrapper.write_text("\n".join(lines) + "\n")
+    assert {m["symbol"] for m in pylint(wrapper)} == {"egl001-missing-delegation"}
+
+
+def test_message_ids_are_unique_and_carry_the_severity():
+    ids = message_ids()
+    assert len(set(ids.values())) == len(ids)
+    assert ids["EGL001"] == "E8801" and ids["EGL002"].startswith("W") and ids["EGL010"].startswith("I")
+    assert all(symbol(code).startswith(code.lower() + "-") for code in ids)
+
+
+def test_a_bad_config_is_a_message_not_a_crash(tmp_path):
+    models = tmp_path / "sglang" / "srt" / "models"
+    models.mkdir(parents=True)
+    (models / "wrapper_plain_assign.py").write_text((CHECK / "wrapper_plain_assign.py").read_text())
+    (tmp_path / "pyproject.toml").write_text('[tool.eaglelint]\nselct = ["EGL001"]\n')
+    messages = pylint(models / "wrapper_plain_assign.py")
+    assert [m["symbol"] for m in messages] == ["egl999-unreadable-file"]
+    assert "selct" in messages[0]["message"]

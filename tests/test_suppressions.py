@@ -1,0 +1,65 @@
+"""`# noqa: CODE`, bare `# noqa` and `# eaglelint: ignore[CODE]` on a wrapper's class line
+(or a comment line above it). Each fixture under fixtures/suppressions says inline
+what is left after suppression (`# expect:`), EGL900 included."""
+
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+from test_check_fixtures import expected
+from test_cli import run
+
+from eaglelint.lint import SettingsFinder, lint
+
+TREE = FIXTURES / "suppressions"
+FILES = sorted(TREE.rglob("*.py"))
+
+
+@pytest.fixture(scope="module")
+def findings():
+    return lint([TREE], SettingsFinder({"report_unused_suppressions": True})).findings
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_what_is_left_after_suppression_matches_inline_expectations(path, findings):
+    found = {(f.line, f.code, f.method) for f in findings if Path(f.path).resolve() == path.resolve()}
+    assert found == expected(path)
+
+
+def test_fixtures_cover_suppressed_kept_and_unused_cases():
+    kinds = [expected(p) for p in FILES]
+    assert sum(1 for k in kinds if not k) >= 3  # fully suppressed (and lm.py)
+    assert sum(1 for k in kinds if any(code == "EGL900" for _, code, _ in k)) >= 2
+
+
+def test_unused_suppressions_are_reported_only_when_asked():
+    assert not [f for f in lint([TREE]).findings if f.code == "EGL900"]
+
+
+def test_unused_suppression_points_at_the_comment():
+    path = TREE / "sglang" / "srt" / "models" / "unused.py"
+    f = next(f for f in lint([path], SettingsFinder({"report_unused_suppressions": True})).findings
+             if f.code == "EGL900")
+    line = path.read_text().splitlines()[f.line - 1]
+    assert line[f.column - 1:].startswith("# noqa: EGL001")
+
+
+def test_cli_flag_and_ignore():
+    path = TREE / "sglang" / "srt" / "models" / "unused_elsewhere.py"
+    assert run("check", path).returncode == 0
+    done = run("check", "--report-unused-suppressions", "--output-format", "json", path)
+    assert done.returncode == 1 and done.stdout.count('"EGL900"') == 2
+    assert run("check", "--report-unused-suppressions", "--ignore", "EGL900", path).returncode == 0
+    # --select names the findings to keep; EGL900 is asked for by its own flag and stays
+    done = run("check", "--report-unused-suppressions", "--select", "EGL001", "--output-format", "json", path)
+    assert done.stdout.count('"EGL900"') == 2
+
+
+def test_suppressed_findings_are_not_fixed(tmp_path):
+    models = tmp_path / "sglang" / "srt" / "models"
+    models.mkdir(parents=True)
+    for name in ("lm.py", "noqa_bare.py"):
+        (models / name).write_bytes((TREE / "sglang" / "srt" / "models" / name).read_bytes())
+    before = (models / "noqa_bare.py").read_bytes()
+    assert run("fix", "--write", models).returncode == 0
+    assert (models / "noqa_bare.py").read_bytes() == before

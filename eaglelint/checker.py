@@ -91,6 +91,7 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     for path in files:
         try:
             raw = read_bytes(path)  # decoded only if parsed: a file that cannot hold a wrapper is not
+            project.note_read(path, raw)
         except SourceError as exc:
             result.findings.append(file_error(path, str(exc)))
             continue

@@ -126,6 +126,9 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
         left += [(f, "is a symbolic link; eaglelint does not rewrite through links") for f in findings]
         return None
     src = read_source(path)
+    if project.changed_since_read(path, src.raw):
+        left += [(f, "file changed since it was checked (another fix running?); run again") for f in findings]
+        return None
     tree = parse_source(src)
     lines = split_lines(src.text)
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\r" if lines and lines[0].endswith("\r") else "\n"

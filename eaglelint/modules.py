@@ -9,6 +9,7 @@ siblings of the file) are followed: torch, transformers and friends stay opaque.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -48,6 +49,16 @@ class Project:
         self.digests: dict[Path, str] = {}  # content key of every file summarised
         self._lookups: dict[tuple[Path, str], Path | None] = {}
         self.parsed: list[Path] = []
+        self._read: dict[Path, bytes] = {}  # digest of the bytes this run read, per file
+
+    def note_read(self, path: Path, raw: bytes) -> None:
+        self._read[Path(os.path.abspath(path))] = hashlib.blake2b(raw, digest_size=16).digest()
+
+    def changed_since_read(self, path: Path, raw: bytes) -> bool:
+        """Whether `raw` differs from what this run read at `path` before (another process
+        wrote it since): findings made from the old bytes must not be applied to the new."""
+        known = self._read.get(Path(os.path.abspath(path)))
+        return known is not None and known != hashlib.blake2b(raw, digest_size=16).digest()
 
     def summary(self, path: Path, raw: bytes | None = None) -> ModuleSummary | None:
         """Summary of a .py file, or None (reason in `errors`) when it cannot be parsed.
@@ -66,6 +77,7 @@ class Project:
             except SourceError as exc:
                 self.errors[path] = str(exc)
                 return None
+        self.note_read(path, raw)
         key = self.cache.key(raw) if self.cache else None
         if key:
             self.digests[path] = key

@@ -75,6 +75,20 @@ def test_two_concurrent_fix_processes_leave_every_file_unchanged_or_correctly_fi
         assert after == fixed  # whichever process lost a race found the file already fixed
 
 
+def test_file_fixed_by_another_process_after_the_check_is_not_fixed_again(tmp_path):
+    """The race the concurrent test can hit: findings from the old bytes, the file already fixed."""
+    (tmp_path / "lm.py").write_bytes(LM)
+    (tmp_path / "wrapper.py").write_bytes(WRAPPER)
+    project = Project()
+    findings = check_files(sorted(tmp_path.glob("*.py")), CheckOptions(tuple(select_interfaces(None))),
+                           project).findings
+    fixed_elsewhere = (FIXTURES / "fix" / "value_getter" / "wrapper.py.expected").read_bytes()
+    (tmp_path / "wrapper.py").write_bytes(fixed_elsewhere)
+    plan = fixmod.plan_fixes(findings, project)
+    assert plan.files == [] and {f.method for f, _ in plan.left} == {"get_embed_and_head", "set_embed_and_head"}
+    assert (tmp_path / "wrapper.py").read_bytes() == fixed_elsewhere
+
+
 def test_failed_write_of_one_file_is_reported_and_the_others_are_written(tmp_path, monkeypatch, capsys):
     tree = tree_of_fix_cases(tmp_path)
     target = tree / "value_getter" / "wrapper.py"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from eaglelint import cli, lint, modules
+from eaglelint import cli, isolation, lint, modules
 from eaglelint import fix as fixmod
 from eaglelint.checker import CheckOptions, check_files
 from eaglelint.exprs import _Refs
@@ -248,6 +248,27 @@ def test_internal_error_in_one_file_is_reported_and_the_others_are_checked(tmp_p
     monkeypatch.setattr(sys, "argv", ["eaglelint", "--debug", "check", str(tmp_path)])
     with pytest.raises(KeyError):  # --debug: the traceback, not a finding
         cli.main()
+
+
+@pytest.mark.parametrize("stage", ["_check_wrapper", "path_findings"])
+def test_internal_error_on_one_wrapper_is_reported_at_its_class_and_the_others_are_checked(
+        stage, tmp_path, monkeypatch):
+    for name in ("crlf", "tabs"):
+        make_case(tmp_path, name)
+    real = getattr(isolation, stage)
+
+    def failing(run_or_resolver, wrappers, *args):
+        listed = wrappers if stage == "path_findings" else [(wrappers, None)]
+        if any(Path(w.path).parent.name == "crlf" for w, _ in listed):
+            raise RecursionError if stage == "path_findings" else ValueError("boom")
+        return real(run_or_resolver, wrappers, *args)
+
+    monkeypatch.setattr(isolation, stage, failing)
+    options = CheckOptions(tuple(select_interfaces(None)))
+    findings = check_files(sorted(tmp_path.rglob("*.py")), options, Project()).findings
+    failed = [f for f in findings if Path(f.path).parent.name == "crlf" and f.code == "EGL999"]
+    assert [(f.line, f.class_name) for f in failed] == [(4, "Wrapper")]
+    assert {f.method for f in findings if Path(f.path).parent.name == "tabs" and f.code == "EGL001"} == FIXED
 
 
 def test_cli_on_a_tree_of_every_hostile_case_reports_each_and_never_tracebacks(tmp_path):

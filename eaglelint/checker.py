@@ -18,7 +18,7 @@ from .interfaces import Interface, InterfaceMethod, load_codes
 from .modules import Project
 from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
-from .sources import SourceError, read_source
+from .sources import SourceError, read_bytes
 
 DEFAULT_WRAPPER_ATTRS = ("language_model",)
 SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
@@ -90,7 +90,8 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     candidates: list[tuple[Path, bytes]] = []
     for path in files:
         try:
-            raw = read_source(path).raw
+            raw = read_bytes(path)  # decoded only if parsed: a file that cannot hold a wrapper is not
+            project.note_read(path, raw)
         except SourceError as exc:
             result.findings.append(file_error(path, str(exc)))
             continue
@@ -115,12 +116,9 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
                     wrappers.append((ClassEntity(mod.path, cls.name), attr))
                     break
     methods = _methods(options.interfaces)
-    run = _Run(resolver, project, raws)
-    for wrapper, attr in wrappers:
-        result.findings.extend(_check_wrapper(run, wrapper, attr, methods))
-    from .wrapper_rules import path_findings  # builds on this module's Finding: imported late
+    from .isolation import check_wrappers  # builds on this module: imported late
 
-    result.findings.extend(path_findings(resolver, wrappers, methods, options.interfaces))
+    result.findings.extend(check_wrappers(_Run(resolver, project, raws), wrappers, methods, options.interfaces))
     result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.method or ""))
     if run_key:
         scanned = {Path(os.path.abspath(p)) for p in raws}

@@ -6,6 +6,7 @@ internal error. A user mistake is a one-line message, never a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from .cache import SummaryCache, default_cache_dir
 from .checker import display_path
 from .config import ConfigError, check_attributes, check_codes, check_interfaces
 from .delegation import STYLES
+from .dependents import tree_of
 from .discover import default_models_dir
 from .fix import FixError, FixPlan, plan_fixes, write_fix
 from .info_commands import interfaces_cmd, rule_cmd, rules_cmd
@@ -78,10 +80,16 @@ def _checked(check, values, flag: str):
 
 
 def make_project(no_cache: bool, cache_dir: Path | None) -> Project:
-    """The module index, with the persistent summary cache unless --no-cache."""
-    if no_cache:
-        return Project()
-    return Project(SummaryCache(cache_dir or default_cache_dir(), warn=lambda m: click.echo(m, err=True)))
+    """The module index, with the persistent summary cache unless --no-cache or --debug
+    (with --debug an internal error must recur, with its traceback, not come from the cache)."""
+    ctx = click.get_current_context(silent=True)
+    debug = bool(ctx and isinstance(ctx.obj, dict) and ctx.obj.get("debug"))
+    if no_cache or debug:
+        project = Project()
+    else:
+        project = Project(SummaryCache(cache_dir or default_cache_dir(), warn=lambda m: click.echo(m, err=True)))
+    project.debug = debug
+    return project
 
 
 def run_lint(paths: tuple[Path, ...], finder: SettingsFinder, project: Project, progress=None,
@@ -206,7 +214,7 @@ def fix(write, show_diff, style, paths, **opts):
     finder = _finder(opts, style=style)
     project = make_project(opts["no_cache"], opts["cache_dir"])
     result = run_lint(paths, finder, project, jobs=opts["jobs"])
-    plan = _plan(result, project)
+    plan = _plan(result, project, _fix_roots(paths))
     console = Console(soft_wrap=True, stderr=not write)
     if not write:
         for file_fix in plan.files:
@@ -233,12 +241,19 @@ def fix(write, show_diff, style, paths, **opts):
     sys.exit(1 if remaining else 0)
 
 
-def _plan(result: LintResult, project: Project) -> FixPlan:
-    """One plan, each file fixed in the style its own configuration asks for."""
+def _fix_roots(paths: tuple[Path, ...]) -> list[Path]:
+    """Where fix may write: the given paths, and the folder searched for dependents of a given file."""
+    given = _paths(paths)
+    return given + [tree_of(p) or Path(os.path.abspath(p)).parent for p in given if p.is_file()]
+
+
+def _plan(result: LintResult, project: Project, roots: list[Path]) -> FixPlan:
+    """One plan, each file fixed in the style its own configuration asks for, none outside `roots`."""
     plan = FixPlan()
     styles = sorted(set(result.style_of.values()))
     for style in styles:
-        part = plan_fixes([f for f in result.findings if result.style_of.get(f.path) == style], project, style)
+        findings = [f for f in result.findings if result.style_of.get(f.path) == style]
+        part = plan_fixes(findings, project, style, roots)
         plan.files += part.files
         plan.left += part.left
     return plan
@@ -248,8 +263,8 @@ def _print_left(console: Console, left) -> None:
     if left:
         console.print(f"{len(left)} finding{'s' if len(left) != 1 else ''} left without an automatic fix:")
         for f, reason in left:
-            console.print(f"  {f.path}:{f.line}:{f.column} {f.code} {f.class_name}"
-                          f"{'.' + f.method if f.method else ''}: {reason}", highlight=False)
+            where = f" {f.class_name}{'.' + f.method if f.method else ''}" if f.class_name else ""
+            console.print(f"  {f.path}:{f.line}:{f.column} {f.code}{where}: {reason}", highlight=False)
 
 
 for command in (rules_cmd, rule_cmd, interfaces_cmd):

@@ -7,6 +7,7 @@ error and the walk goes on.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import importlib.util
 import os
@@ -51,7 +52,7 @@ def discover(paths: list[Path], exclude: list[str] = ()) -> Discovery:
 
     for path in paths:
         if path.is_symlink() and not path.exists():
-            out.errors.append((path, "broken symbolic link"))
+            out.errors.append((path, _dangling(path)))
         elif path.is_file():
             add(path)
         elif path.is_dir():
@@ -62,6 +63,16 @@ def discover(paths: list[Path], exclude: list[str] = ()) -> Discovery:
         else:
             out.errors.append((path, "not a regular file or directory"))
     return out
+
+
+def _dangling(link: Path) -> str:
+    """Why a symbolic link leads nowhere: a loop of links, or a missing target."""
+    try:
+        os.stat(link)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop"
+    return "broken symbolic link"
 
 
 def _excluded(path: Path, patterns: list[str]) -> bool:
@@ -95,6 +106,8 @@ def _walk(root: Path, errors: list[tuple[Path, str]], exclude: list[str]):
                 continue
             file = Path(dirpath, name)
             if file.is_symlink() and not file.exists():
-                errors.append((file, "broken symbolic link"))
+                errors.append((file, _dangling(file)))
+            elif not file.is_file():
+                errors.append((file, "not a regular file (a pipe, socket or device?)"))
             else:
                 yield file

@@ -61,22 +61,31 @@ def _method_order() -> dict[str, int]:
     return order
 
 
-def plan_fixes(findings: list[Finding], project: Project, style: str = "guard") -> FixPlan:
+def plan_fixes(findings: list[Finding], project: Project, style: str = "guard",
+               roots: list[Path] | None = None) -> FixPlan:
+    """Edits for the fixable findings. With `roots`, only files inside them (after
+    resolving symbolic links) are edited: a link must not lead a fix out of the tree."""
     plan = FixPlan()
     by_file: dict[str, list[Finding]] = {}
     markers: list[Finding] = []
+    inside = [os.path.realpath(r) for r in roots] if roots is not None else None
     for f in findings:
-        if f.fixable and f.code == "EGL030":
+        if f.fixable and inside is not None and not any(_within(os.path.realpath(f.path), r) for r in inside):
+            plan.left.append((f, "lies outside the given paths through a symbolic link; not rewritten"))
+        elif f.fixable and f.code == "EGL030":
             markers.append(f)
         elif f.fixable and f.method:
             by_file.setdefault(os.path.abspath(f.path), []).append(f)
         else:
-            plan.left.append((f, "no automatic fix for this rule"))
+            plan.left.append((f, f"{f.message} (no automatic fix for {f.code})"))
     for path, items in sorted(by_file.items()):
         try:
             fix = _plan_file(Path(path), items, project, style, plan.left)
         except SourceError as exc:
             plan.left += [(f, str(exc)) for f in items]
+            continue
+        except RecursionError:
+            plan.left += [(f, "nested too deeply to edit safely; nothing written") for f in items]
             continue
         if fix is not None:
             plan.files.append(fix)
@@ -85,6 +94,10 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = "guard") 
 
         plan_marker_fixes(markers, project, plan)
     return plan
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _find_class(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
@@ -113,6 +126,9 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
         left += [(f, "is a symbolic link; eaglelint does not rewrite through links") for f in findings]
         return None
     src = read_source(path)
+    if project.changed_since_read(path, src.raw):
+        left += [(f, "file changed since it was checked (another fix running?); run again") for f in findings]
+        return None
     tree = parse_source(src)
     lines = split_lines(src.text)
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\r" if lines and lines[0].endswith("\r") else "\n"
@@ -149,12 +165,25 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
         return None
     text = apply_edits(lines, inserts + imports.edits(), newline)
     try:
-        ast.parse(text)
+        misplaced = _misplaced(ast.parse(text), added)
     except SyntaxError as exc:
         left += [(f, f"edited source would not parse ({exc.msg}); nothing written") for f in findings]
         return None
+    if misplaced:
+        left += [(f, f"new {misplaced} would not land in its class; nothing written") for f in findings]
+        return None
     bom = b"\xef\xbb\xbf" if src.raw.startswith(b"\xef\xbb\xbf") and not src.encoding.endswith("-sig") else b""
     return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)
+
+
+def _misplaced(tree: ast.Module, added: list[tuple[str, str]]) -> str | None:
+    """The first added method that the edited file does not define in its class, if any."""
+    for qualname, method in added:
+        node = _find_class(tree, qualname)
+        if node is None or not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == method
+                                   for n in node.body):
+            return f"{qualname}.{method}"
+    return None
 
 
 def apply_edits(lines: list[str], edits: list[tuple], newline: str) -> str:
@@ -180,7 +209,7 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
     drop: set[str] = set()
     drop_return = False
     for p in method.params:
-        if p.default is not None and not _names_ok(p.default, imports, provider_path):
+        if p.default is not None and not _names_ok(p.default, imports, provider_path, value=True):
             raise NotFixable(f"default of {p.name} uses a name that cannot be imported here")
         if p.annotation is not None and not _names_ok(p.annotation, imports, provider_path):
             drop.add(p.name)
@@ -191,9 +220,10 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
                             returns_value, style, frozenset(drop), drop_return)
     lines = render(delegation, indent, step)
     for p in method.params:
-        for text in (p.default, None if p.name in drop else p.annotation):
-            if text:
-                imports.require(_names(text), provider_path)
+        if p.default:
+            imports.require(_names(p.default, value=True), provider_path)
+        if p.annotation and p.name not in drop:
+            imports.require(_names(p.annotation), provider_path)
     if method.return_annotation and not drop_return:
         imports.require(_names(method.return_annotation), provider_path)
     return lines
@@ -204,21 +234,24 @@ def _is_data_member(name: str | None) -> bool:
     return any(m.name == name and m.kind != "method" for i in load_interfaces().values() for m in i.methods)
 
 
-def _names(text: str) -> set[str]:
+def _names(text: str, value: bool = False) -> set[str]:
+    """Names an annotation (strings in it too: forward references) or a default value reads."""
     try:
-        return free_names(ast.parse(text.strip(), mode="eval"))
+        node = ast.parse(text.strip(), mode="eval")
     except SyntaxError:
         return {"<unparsable>"}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if value else free_names(node)
 
 
-def _names_ok(text: str, imports: ImportPlan, provider_path: Path) -> bool:
-    return all(hasattr(builtins, n) or imports.can_provide(n, provider_path) for n in _names(text))
+def _names_ok(text: str, imports: ImportPlan, provider_path: Path, value: bool = False) -> bool:
+    return all(hasattr(builtins, n) or imports.can_provide(n, provider_path) for n in _names(text, value))
 
 
 def _indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:
     def lead(i: int) -> str:
         line = lines[i - 1]
-        return line[: len(line) - len(line.lstrip(" \t"))]
+        # a form feed in the indentation resets the column, as the tokenizer counts it
+        return line[: len(line) - len(line.lstrip(" \t\f"))].rsplit("\f", 1)[-1]
 
     cls_indent = lead(node.lineno)
     first = node.body[0]

@@ -9,16 +9,23 @@ siblings of the file) are followed: torch, transformers and friends stay opaque.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .cache import SummaryCache
-from .sources import SourceError, decode_source, parse_source, read_source
+from .sources import SourceError, decode_source, parse_source, read_bytes
 from .summary import ModuleSummary, summarize
 
+INTERNAL = "internal error: "
 
-def summarize_raw(path: Path, raw: bytes) -> ModuleSummary | str:
+
+def internal_error(exc: Exception) -> str:
+    return f"{INTERNAL}{type(exc).__name__}: {exc} (run with --debug for the traceback)"
+
+
+def summarize_raw(path: Path, raw: bytes, debug: bool = False) -> ModuleSummary | str:
     """The summary of a file's bytes, or why there is none. Top level, so workers can run it."""
     try:
         src = decode_source(path, raw)
@@ -27,16 +34,31 @@ def summarize_raw(path: Path, raw: bytes) -> ModuleSummary | str:
         return str(exc)
     except RecursionError:
         return "code is nested too deeply to analyse"
+    except Exception as exc:  # a bug on one odd file must not stop the run
+        if debug:
+            raise
+        return internal_error(exc)
 
 
 class Project:
     def __init__(self, cache: SummaryCache | None = None) -> None:
         self.cache = cache
+        self.debug = False  # let an unexpected error propagate instead of recording it for the file
         self._summaries: dict[Path, ModuleSummary | None] = {}
         self.errors: dict[Path, str] = {}
         self.digests: dict[Path, str] = {}  # content key of every file summarised
         self._lookups: dict[tuple[Path, str], Path | None] = {}
         self.parsed: list[Path] = []
+        self._read: dict[Path, bytes] = {}  # digest of the bytes this run read, per file
+
+    def note_read(self, path: Path, raw: bytes) -> None:
+        self._read[Path(os.path.abspath(path))] = hashlib.blake2b(raw, digest_size=16).digest()
+
+    def changed_since_read(self, path: Path, raw: bytes) -> bool:
+        """Whether `raw` differs from what this run read at `path` before (another process
+        wrote it since): findings made from the old bytes must not be applied to the new."""
+        known = self._read.get(Path(os.path.abspath(path)))
+        return known is not None and known != hashlib.blake2b(raw, digest_size=16).digest()
 
     def summary(self, path: Path, raw: bytes | None = None) -> ModuleSummary | None:
         """Summary of a .py file, or None (reason in `errors`) when it cannot be parsed.
@@ -51,18 +73,19 @@ class Project:
     def _load(self, path: Path, raw: bytes | None, computed: ModuleSummary | str | None = None):
         if raw is None:
             try:
-                raw = read_source(path).raw
+                raw = read_bytes(path)
             except SourceError as exc:
                 self.errors[path] = str(exc)
                 return None
+        self.note_read(path, raw)
         key = self.cache.key(raw) if self.cache else None
         if key:
             self.digests[path] = key
         value = self.cache.get(key) if key else None
         if value is None:
-            value = computed if computed is not None else summarize_raw(path, raw)
+            value = computed if computed is not None else summarize_raw(path, raw, self.debug)
             self.parsed.append(path)
-            if key:
+            if key and not (isinstance(value, str) and value.startswith(INTERNAL)):
                 self.cache.put(key, value)
         if isinstance(value, str):
             self.errors[path] = value
@@ -80,7 +103,8 @@ class Project:
         if jobs <= 1 or len(todo) < 2:
             return
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = pool.map(summarize_raw, [p for p, _ in todo], [r for _, r in todo], chunksize=4)
+            results = pool.map(summarize_raw, [p for p, _ in todo], [r for _, r in todo],
+                               [self.debug] * len(todo), chunksize=4)
             for (path, raw), value in zip(todo, results, strict=True):
                 self._summaries[path] = self._load(path, raw, value)
 

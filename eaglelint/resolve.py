@@ -226,12 +226,27 @@ class Resolver:
         return resolved, opaque
 
     def mro(self, cls: ClassEntity) -> list[ClassEntity]:
-        """C3 linearisation over the bases eaglelint can see (opaque bases dropped)."""
-        if cls in self._mro:
-            return self._mro[cls]
-        self._mro[cls] = [cls]  # guards inheritance cycles through imports
-        bases, _ = self.bases(cls)
-        self._mro[cls] = [cls] + _c3([self.mro(b) for b in bases] + [bases])
+        """C3 linearisation over the bases eaglelint can see (opaque bases dropped).
+
+        Bases first, from an explicit stack: a chain of thousands of classes must not
+        overflow Python's. A base still open (an inheritance cycle through imports)
+        stands for itself alone.
+        """
+        stack, open_ = [cls], set()
+        while stack:
+            c = stack[-1]
+            if c in self._mro:
+                stack.pop()
+                continue
+            bases, _ = self.bases(c)
+            todo = [b for b in bases if b not in self._mro and b not in open_]
+            if todo and c not in open_:
+                open_.add(c)
+                stack.extend(reversed(todo))
+                continue
+            self._mro[c] = [c] + _c3([self._mro.get(b, [b]) for b in bases] + [bases])
+            open_.discard(c)
+            stack.pop()
         return self._mro[cls]
 
     def find_member(self, cls: ClassEntity, name: str) -> Member | None:
@@ -246,6 +261,8 @@ class Resolver:
 
 def _c3(seqs: list[list[ClassEntity]]) -> list[ClassEntity]:
     seqs = [list(s) for s in seqs if s]
+    if len(seqs) == 2 and seqs[1] == seqs[0][:1]:
+        return seqs[0]  # one base: its MRO (the merge below is quadratic in the chain's length)
     out: list[ClassEntity] = []
     while seqs:
         for seq in seqs:

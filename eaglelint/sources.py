@@ -8,8 +8,11 @@ become a message for that file, never a traceback that stops the run.
 from __future__ import annotations
 
 import ast
+import errno
 import io
+import os
 import re
+import stat
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +31,21 @@ class Source:
 
 
 def read_source(path: Path) -> Source:
+    return decode_source(path, read_bytes(path))
+
+
+def read_bytes(path: Path) -> bytes:
+    """Read a regular file. A FIFO or device named `x.py` is refused, not read: reading
+    one would block forever or never end."""
     try:
-        raw = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as file:
+            mode = os.fstat(file.fileno()).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(mode):
+                raise SourceError("not a regular file (a pipe, socket or device?)")
+            raw = file.read()
     except FileNotFoundError:
         raise SourceError("file disappeared or does not exist") from None
     except IsADirectoryError:
@@ -37,8 +53,10 @@ def read_source(path: Path) -> Source:
     except PermissionError:
         raise SourceError("permission denied") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SourceError("symbolic link loop") from None
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
-    return decode_source(path, raw)
+    return raw
 
 
 def decode_source(path: Path, raw: bytes) -> Source:

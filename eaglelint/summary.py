@@ -13,11 +13,10 @@ import ast
 import contextlib
 from dataclasses import dataclass, field
 
+from .exprs import MAX_EXPANSION, expression_refs
 from .refs import Ref
 from .scope import Scope, import_bindings, walk_local
 from .sources import SourceLines
-
-MAX_EXPANSION = 64
 
 
 @dataclass(frozen=True)
@@ -113,42 +112,9 @@ class _Summarizer:
         self.lines = SourceLines(source)
 
     # -- expressions -> refs -------------------------------------------------
-    def refs(self, node: ast.AST, scope: Scope | None, seen: frozenset = frozenset()) -> list[Ref]:
-        if isinstance(node, Ref):
-            return [node]
-        if isinstance(node, ast.Name):
-            if scope is not None and node.id in scope.exprs:
-                if node.id in seen:
-                    return []
-                out: list[Ref] = []
-                for bound in scope.exprs[node.id]:
-                    out.extend(self.refs(bound, scope, seen | {node.id}))
-                return out[:MAX_EXPANSION]
-            return [Ref("name", node.id)]
-        if isinstance(node, ast.Attribute):
-            if isinstance(node.value, ast.Name) and node.value.id == "self":
-                return [Ref("self", node.attr)]
-            return [Ref("attr", node.attr, args=(b,)) for b in self.refs(node.value, scope, seen)]
-        if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
-                return [Ref("item", args=(b,)) for b in self.refs(func.value, scope, seen)]
-            return [Ref("call", args=(c,)) for c in self.refs(func, scope, seen)]
-        if isinstance(node, ast.Subscript):
-            return [Ref("item", args=(b,)) for b in self.refs(node.value, scope, seen)]
-        if isinstance(node, ast.Dict):
-            return [Ref("seq", args=tuple(r for v in node.values for r in self.refs(v, scope, seen)))]
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            return [Ref("seq", args=tuple(r for v in node.elts for r in self.refs(v, scope, seen)))]
-        if isinstance(node, ast.IfExp):
-            return self.refs(node.body, scope, seen) + self.refs(node.orelse, scope, seen)
-        if isinstance(node, ast.BoolOp):
-            return [r for v in node.values for r in self.refs(v, scope, seen)]
-        if isinstance(node, ast.NamedExpr):
-            return self.refs(node.value, scope, seen)
-        if isinstance(node, ast.Constant):
-            return [Ref("const", repr(node.value)[:40])]
-        return [Ref("unknown", f"{type(node).__name__} expression at line {node.lineno}")]
+    @staticmethod
+    def refs(node: ast.AST, scope: Scope | None) -> list[Ref]:
+        return expression_refs(node, scope)
 
     # -- statements ----------------------------------------------------------
     def module(self, tree: ast.Module) -> None:

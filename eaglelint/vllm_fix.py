@@ -62,6 +62,8 @@ def _plan_file(path: Path, findings: list[Finding], project: Project) -> FileFix
     if path.is_symlink():
         raise _NotFixable("is a symbolic link; eaglelint does not rewrite through links")
     src = read_source(path)
+    if project.changed_since_read(path, src.raw):
+        raise _NotFixable("file changed since it was checked (another fix running?); run again")
     tree = parse_source(src)
     lines = split_lines(src.text)
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\r" if lines and lines[0].endswith("\r") else "\n"

@@ -1,0 +1,76 @@
+"""An expression as the symbolic Refs it may denote, bounded in depth and in work.
+
+Why bounded: a Ref as deep as its expression (`x.a.a.a...`, hundreds of levels, which
+`ast.parse` accepts) overflows the stack wherever it is later hashed or compared, and
+function locals that each use the previous one twice (`a2 = a1 if c else a1`) cost
+2**n to expand. Past the bounds the answer is an `unknown` Ref that says why, and
+the wrapped class is reported as unresolved instead of crashing or hanging the run.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .refs import Ref
+from .scope import Scope
+
+MAX_EXPANSION = 64  # refs kept for one local name
+MAX_REF_DEPTH = 64  # nesting of one expression that is followed
+MAX_REF_WORK = 5000  # expression nodes visited for one value
+
+
+def expression_refs(node: ast.AST, scope: Scope | None) -> list[Ref]:
+    """Refs for an expression; local names are substituted from `scope` when given."""
+    return _Refs(scope).of(node, frozenset(), 0)
+
+
+class _Refs:
+    def __init__(self, scope: Scope | None):
+        self.scope = scope
+        self.work = 0
+
+    def of(self, node: ast.AST, seen: frozenset, depth: int) -> list[Ref]:
+        if isinstance(node, Ref):
+            return [node]
+        self.work += 1
+        if depth > MAX_REF_DEPTH or self.work > MAX_REF_WORK:
+            return [Ref("unknown", f"expression at line {getattr(node, 'lineno', '?')} is too deep to follow")]
+
+        def sub(child: ast.AST, names: frozenset = seen) -> list[Ref]:
+            return self.of(child, names, depth + 1)
+
+        scope = self.scope
+        if isinstance(node, ast.Name):
+            if scope is not None and node.id in scope.exprs:
+                if node.id in seen:
+                    return []
+                out: list[Ref] = []
+                for bound in scope.exprs[node.id]:
+                    out.extend(sub(bound, seen | {node.id}))
+                return out[:MAX_EXPANSION]
+            return [Ref("name", node.id)]
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id == "self":
+                return [Ref("self", node.attr)]
+            return [Ref("attr", node.attr, args=(b,)) for b in sub(node.value)]
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
+                return [Ref("item", args=(b,)) for b in sub(func.value)]
+            return [Ref("call", args=(c,)) for c in sub(func)]
+        if isinstance(node, ast.Subscript):
+            return [Ref("item", args=(b,)) for b in sub(node.value)]
+        if isinstance(node, ast.Dict):
+            return [Ref("seq", args=tuple(r for v in node.values for r in sub(v)))]
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return [Ref("seq", args=tuple(r for v in node.elts for r in sub(v)))]
+        if isinstance(node, ast.IfExp):
+            return sub(node.body) + sub(node.orelse)
+        if isinstance(node, ast.BoolOp):
+            return [r for v in node.values for r in sub(v)]
+        if isinstance(node, ast.NamedExpr):
+            return sub(node.value)
+        if isinstance(node, ast.Constant):
+            return [Ref("const", repr(node.value)[:40])]
+        return [Ref("unknown", f"{type(node).__name__} expression at line {node.lineno}")]
+

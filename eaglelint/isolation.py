@@ -1,0 +1,55 @@
+"""Each wrapper analysed in isolation: an error on one is an EGL999 for it, and the run goes on.
+
+Why: a linter that runs on strangers' pull requests meets code no test foresaw (an
+inheritance chain thousands deep, a construct the resolver mishandles). As ruff does
+for a file it cannot lint, the class is reported with the reason, and every other
+wrapper is still checked; `--debug` lets the error propagate with its traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from .checker import Finding, _check_wrapper, _Run, file_error
+from .interfaces import Interface, InterfaceMethod
+from .modules import Project, internal_error
+from .resolve import ClassEntity, Resolver
+from .wrapper_rules import path_findings
+
+Wrapper = tuple[ClassEntity, str]
+
+
+def check_wrappers(run: _Run, wrappers: list[Wrapper], methods: list[InterfaceMethod],
+                   interfaces: tuple[Interface, ...]) -> list[Finding]:
+    out: list[Finding] = []
+    checked: list[Wrapper] = []
+    for wrapper, attr in wrappers:
+        try:
+            out += _check_wrapper(run, wrapper, attr, methods)
+            checked.append((wrapper, attr))
+        except Exception as exc:
+            out.append(_failed(run.project, wrapper, exc))
+            run = _Run(Resolver(run.project), run.project, run.raws)  # caches may hold half-made answers
+    try:  # all at once: the path rules share parsed files between wrappers
+        return out + path_findings(run.resolver, checked, methods, interfaces)
+    except Exception:
+        if run.project.debug:
+            raise
+    resolver = Resolver(run.project)  # one of them failed: again one at a time, to name it
+    for wrapper in checked:
+        try:
+            out += path_findings(resolver, [wrapper], methods, interfaces)
+        except Exception as exc:
+            out.append(_failed(run.project, wrapper[0], exc))
+            resolver = Resolver(run.project)
+    return out
+
+
+def _failed(project: Project, wrapper: ClassEntity, exc: Exception) -> Finding:
+    if project.debug:
+        raise exc
+    deep = "bases, names or expressions nested too deeply to analyse"
+    why = f"{wrapper.qualname}: {deep if isinstance(exc, RecursionError) else internal_error(exc)}"
+    info = project.summary(Path(wrapper.path)).classes[wrapper.qualname]
+    return replace(file_error(Path(wrapper.path), why), line=info.line, column=info.column, class_name=info.name)

@@ -1,0 +1,77 @@
+"""Static means static: eaglelint never imports or executes the code it scans.
+
+Every scanned file here would, if run, write a marker file and then raise (and the
+packages' `__init__.py` too). `check` and `fix --write` must analyse them, the fix
+must land, and no marker may appear.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from eaglelint import cli
+
+PACKAGE = "eaglelint_static_probe"  # a name no real module has, to look for in sys.modules
+
+
+def side_effect(marker: Path) -> str:
+    return (f"import pathlib\npathlib.Path({str(marker)!r}).write_text('executed')\n"
+            "raise SystemExit('this module must never be imported')\n\n")
+
+
+def make_tree(root: Path, package: str = PACKAGE) -> tuple[Path, list[Path]]:
+    models = root / package / "srt" / "models"
+    models.mkdir(parents=True)
+    markers = [root / f"ran_{name}" for name in ("init", "srt_init", "lm", "wrapper")]
+    (root / package / "__init__.py").write_text(side_effect(markers[0]))
+    (root / package / "srt" / "__init__.py").write_text(side_effect(markers[1]))
+    (models / "lm.py").write_text(side_effect(markers[2]) + (
+        "class TextModelForCausalLM:\n"
+        "    def get_embed_and_head(self):\n        return self.embed_tokens, self.lm_head\n"))
+    (models / "wrapper.py").write_text(side_effect(markers[3]) + (
+        f"from {package}.srt.models.lm import TextModelForCausalLM\n\n\n"
+        "class Wrapper:\n    def __init__(self, config):\n"
+        "        self.language_model = TextModelForCausalLM(config)\n"))
+    return models, markers
+
+
+def eaglelint(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "eaglelint", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def test_check_and_fix_never_run_the_scanned_code(tmp_path):
+    models, markers = make_tree(tmp_path)
+    done = eaglelint("check", "--output-format", "json", tmp_path, cwd=tmp_path)
+    rows = json.loads(done.stdout)
+    assert [(r["class"], r["method"], Path(r["wrapped_path"]).name) for r in rows] == [
+        ("Wrapper", "get_embed_and_head", "lm.py")]
+    fixed = eaglelint("fix", "--write", tmp_path, cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "return self.language_model.get_embed_and_head()" in (models / "wrapper.py").read_text()
+    assert [m.name for m in markers if m.exists()] == []
+
+
+def test_default_models_folder_is_found_without_importing_the_package(tmp_path):
+    """With no PATH, ./sglang is located (importlib.util.find_spec), not imported."""
+    models, markers = make_tree(tmp_path, "sglang")
+    done = eaglelint("check", "--output-format", "json", cwd=tmp_path)
+    assert [Path(r["path"]).name for r in json.loads(done.stdout)] == ["wrapper.py"]
+    assert [m.name for m in markers if m.exists()] == []
+
+
+def test_in_process_run_leaves_no_scanned_module_in_sys_modules(tmp_path, monkeypatch, capsys):
+    _, markers = make_tree(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # importable, if anything tried
+    monkeypatch.setattr(sys, "argv", ["eaglelint", "check", "--output-format", "json", str(tmp_path)])
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    assert exit_.value.code == 1
+    assert len(json.loads(capsys.readouterr().out)) == 1
+    assert not [name for name in sys.modules if name.startswith(PACKAGE)]
+    assert [m.name for m in markers if m.exists()] == []

@@ -10,7 +10,8 @@ Measures, all on a private copy of the tree and a private cache folder:
   floor      read + ast.parse every file
   cold       eaglelint check, no cache (1 process, and --jobs 2)
   warm       cache filled, nothing changed
-  one file   cache filled, kimi_k25.py edited and passed alone (as pre-commit does)
+  one file   cache filled, kimi_k25.py edited and passed alone (as pre-commit does,
+             with the files that depend on it)
   pylint     pylint --load-plugins eaglelint.pylint_plugin, where the plugin exists
 and the peak RSS of a cold `eaglelint check` process.
 """
@@ -32,12 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from fetch_sglang import models_dir
 
 from eaglelint.cache import SummaryCache
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.discover import discover
-from eaglelint.interfaces import select_interfaces
+from eaglelint.lint import SettingsFinder, lint
 from eaglelint.modules import Project
-
-OPTIONS = CheckOptions(tuple(select_interfaces(None)))
 
 
 def floor(root: Path) -> None:
@@ -46,8 +43,9 @@ def floor(root: Path) -> None:
 
 
 def run_check(paths: list[Path], cache_dir: Path | None, jobs: int = 1) -> list:
+    """The CLI's own pipeline (config ignored), dependents of given files included."""
     project = Project(SummaryCache(cache_dir) if cache_dir else None)
-    return check_files(discover(paths).files, OPTIONS, project, jobs).findings
+    return lint(paths, SettingsFinder(isolated=True), project, jobs=jobs).findings
 
 
 def median_seconds(fn, runs: int, before=lambda: None) -> float:

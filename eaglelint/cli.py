@@ -6,7 +6,6 @@ internal error. A user mistake is a one-line message, never a traceback.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from .cache import SummaryCache, default_cache_dir
 from .checker import display_path
 from .config import ConfigError, check_attributes, check_codes, check_interfaces
 from .delegation import STYLES
-from .dependents import tree_of
 from .discover import default_models_dir
 from .fix import FixError, FixPlan, plan_fixes, write_fix
 from .info_commands import interfaces_cmd, rule_cmd, rules_cmd
@@ -242,9 +240,9 @@ def fix(write, show_diff, style, paths, **opts):
 
 
 def _fix_roots(paths: tuple[Path, ...]) -> list[Path]:
-    """Where fix may write: the given paths, and the folder searched for dependents of a given file."""
-    given = _paths(paths)
-    return given + [tree_of(p) or Path(os.path.abspath(p)).parent for p in given if p.is_file()]
+    """Where fix may write: the given paths only. A dependent found next to a given file
+    (a wrapper whose wrapped class changed) is reported, and fixed when it is given too."""
+    return _paths(paths)
 
 
 def _plan(result: LintResult, project: Project, roots: list[Path]) -> FixPlan:

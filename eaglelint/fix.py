@@ -71,7 +71,8 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = "guard",
     inside = [os.path.realpath(r) for r in roots] if roots is not None else None
     for f in findings:
         if f.fixable and inside is not None and not any(_within(os.path.realpath(f.path), r) for r in inside):
-            plan.left.append((f, "lies outside the given paths through a symbolic link; not rewritten"))
+            plan.left.append((f, "outside the given paths, or reached through a symbolic link out of them; "
+                                 "not rewritten: pass it to `eaglelint fix`"))
         elif f.fixable and f.code == "EGL030":
             markers.append(f)
         elif f.fixable and f.method:

@@ -170,7 +170,13 @@ def test_changing_only_the_wrapped_class_rejects_the_commit_for_the_unchanged_wr
     rc, out = commit(fork, home, "deepseek_v2: EAGLE-3 capture")
     assert rc != 0, out
     assert "kimi_vl.py" in out and "set_eagle3_layers_to_capture" in out and "checked because" in out
-    precommit("run", "--hook-stage", "manual", "eaglelint-fix", "--files", str(MODELS / "deepseek_v2.py"),
+    before = (fork / MODELS / "kimi_vl.py").read_text()
+    given_only = precommit("run", "--hook-stage", "manual", "eaglelint-fix", "--files",
+                           str(MODELS / "deepseek_v2.py"), cwd=fork, env=home)
+    # fix never writes outside the files it is given: it names the dependent instead
+    assert (fork / MODELS / "kimi_vl.py").read_text() == before
+    assert "kimi_vl.py" in given_only.stdout and "eaglelint fix" in given_only.stdout
+    precommit("run", "--hook-stage", "manual", "eaglelint-fix", "--files", str(MODELS / "kimi_vl.py"),
               cwd=fork, env=home)
     assert "def set_eagle3_layers_to_capture(" in (fork / MODELS / "kimi_vl.py").read_text()
     rc, out = commit(fork, home, "deepseek_v2: EAGLE-3 capture, kimi_vl delegates it")

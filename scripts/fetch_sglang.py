@@ -28,31 +28,38 @@ def cache_root() -> Path:
     return Path(xdg) / "eaglelint" / "releases"
 
 
-def release_root(version: str) -> Path:
-    """A directory holding `sglang/` of that release (the import root)."""
-    root = cache_root() / f"sglang-{version}"
-    marker = root / ".complete"
-    if marker.is_file():
+def _fetch(package: str, version: str, prefix: str, extra_args: tuple[str, ...] = (),
+           drop_wheel: bool = False) -> Path:
+    """Download one wheel with pip (cached), extract its .py files under `prefix`, once."""
+    root = cache_root() / f"{package}-{version}"
+    if (root / ".complete").is_file():
         return root
     wheels = cache_root() / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
-    found = sorted(wheels.glob(f"sglang-{version}-*.whl"))
+    found = sorted(wheels.glob(f"{package}-{version}-*.whl"))
     if not found:
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(wheels),
-               *PLATFORM_ARGS, f"sglang=={version}"]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        found = sorted(wheels.glob(f"sglang-{version}-*.whl"))
+               *PLATFORM_ARGS, *extra_args, f"{package}=={version}"]
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        found = sorted(wheels.glob(f"{package}-{version}-*.whl"))
         if done.returncode != 0 or not found:
-            raise RuntimeError(f"cannot fetch sglang=={version}: {done.stderr[-2000:]}")
+            raise RuntimeError(f"cannot fetch {package}=={version}: {done.stderr[-2000:]}")
     tmp = root.with_name(root.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     with zipfile.ZipFile(found[0]) as zf:
-        members = [m for m in zf.namelist() if m.startswith("sglang/") and m.endswith(".py")]
-        zf.extractall(tmp, members)
+        zf.extractall(tmp, [m for m in zf.namelist() if m.startswith(prefix) and m.endswith(".py")])
     shutil.rmtree(root, ignore_errors=True)
     tmp.rename(root)
-    marker.touch()
+    (root / ".complete").touch()
+    if drop_wheel:
+        for wheel in found:
+            wheel.unlink()
     return root
+
+
+def release_root(version: str) -> Path:
+    """A directory holding `sglang/` of that release (the import root)."""
+    return _fetch("sglang", version, "sglang/")
 
 
 def models_dir(version: str) -> Path:
@@ -69,27 +76,7 @@ def vllm_models_dir(version: str = VLLM_VERSION) -> Path:
 
     The wheel is large (about 340 MB), so it is deleted once its model code is extracted.
     """
-    root = cache_root() / f"vllm-{version}"
-    if not (root / ".complete").is_file():
-        wheels = cache_root() / "wheels"
-        wheels.mkdir(parents=True, exist_ok=True)
-        found = sorted(wheels.glob(f"vllm-{version}-*.whl"))
-        if not found:
-            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(wheels),
-                   *PLATFORM_ARGS, "--platform", "manylinux_2_28_x86_64", f"vllm=={version}"]
-            done = subprocess.run(cmd, capture_output=True, text=True)
-            found = sorted(wheels.glob(f"vllm-{version}-*.whl"))
-            if done.returncode != 0 or not found:
-                raise RuntimeError(f"cannot fetch vllm=={version}: {done.stderr[-2000:]}")
-        tmp = root.with_name(root.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        with zipfile.ZipFile(found[0]) as zf:
-            zf.extractall(tmp, [m for m in zf.namelist() if m.startswith(VLLM_PREFIX) and m.endswith(".py")])
-        shutil.rmtree(root, ignore_errors=True)
-        tmp.rename(root)
-        (root / ".complete").touch()
-        for wheel in found:
-            wheel.unlink()
+    root = _fetch("vllm", version, VLLM_PREFIX, ("--platform", "manylinux_2_28_x86_64"), drop_wheel=True)
     return root / VLLM_PREFIX.rstrip("/")
 
 

@@ -94,8 +94,8 @@ def main() -> None:
         rows.append(("one file changed, passed alone",
                      median_seconds(lambda: run_check([kimi], cache_dir), args.runs, before=edit_kimi)))
         kimi.write_bytes(original)
-        if importlib.util.find_spec("eaglelint.pylint_plugin") and shutil.which("pylint"):
-            cmd = ["pylint", "--load-plugins", "eaglelint.pylint_plugin", "--disable=all",
+        if importlib.util.find_spec("eaglelint.pylint_plugin") and importlib.util.find_spec("pylint"):
+            cmd = [sys.executable, "-m", "pylint", "--load-plugins", "eaglelint.pylint_plugin", "--disable=all",
                    "--enable=eaglelint", str(root)]
             rows.append(("pylint + eaglelint plugin", median_seconds(
                 lambda: subprocess.run(cmd, capture_output=True, check=False), max(1, args.runs // 3))))

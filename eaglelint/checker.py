@@ -131,8 +131,9 @@ def _run_key(project: Project, options: CheckOptions, raws: dict[Path, bytes]) -
     if project.cache is None or len(raws) < 2:
         return None  # one file alone (pre-commit on one file) is cheap to redo from summaries
     parts = [repr(options).encode(), os.getcwd().encode()]
-    for path, raw in raws.items():
-        parts += [os.path.abspath(path).encode(), project.cache.key(raw).encode()]
+    for path in raws:
+        key = project.digests[Path(os.path.abspath(path))]  # noted when the file was read
+        parts += [os.path.abspath(path).encode(), key.encode()]
     return project.cache.run_key(parts)
 
 

@@ -9,7 +9,6 @@ siblings of the file) are followed: torch, transformers and friends stay opaque.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -46,19 +45,22 @@ class Project:
         self.debug = False  # let an unexpected error propagate instead of recording it for the file
         self._summaries: dict[Path, ModuleSummary | None] = {}
         self.errors: dict[Path, str] = {}
-        self.digests: dict[Path, str] = {}  # content key of every file summarised
+        # content key of every file this run read, hashed once: the cache key of its
+        # summary, a part of the run key, and what a later write is compared against
+        self.digests: dict[Path, str] = {}
         self._lookups: dict[tuple[Path, str], Path | None] = {}
         self.parsed: list[Path] = []
-        self._read: dict[Path, bytes] = {}  # digest of the bytes this run read, per file
 
-    def note_read(self, path: Path, raw: bytes) -> None:
-        self._read[Path(os.path.abspath(path))] = hashlib.blake2b(raw, digest_size=16).digest()
+    def note_read(self, path: Path, raw: bytes) -> str:
+        key = SummaryCache.key(raw)
+        self.digests[Path(os.path.abspath(path))] = key
+        return key
 
     def changed_since_read(self, path: Path, raw: bytes) -> bool:
         """Whether `raw` differs from what this run read at `path` before (another process
         wrote it since): findings made from the old bytes must not be applied to the new."""
-        known = self._read.get(Path(os.path.abspath(path)))
-        return known is not None and known != hashlib.blake2b(raw, digest_size=16).digest()
+        known = self.digests.get(Path(os.path.abspath(path)))
+        return known is not None and known != SummaryCache.key(raw)
 
     def summary(self, path: Path, raw: bytes | None = None) -> ModuleSummary | None:
         """Summary of a .py file, or None (reason in `errors`) when it cannot be parsed.
@@ -77,10 +79,8 @@ class Project:
             except SourceError as exc:
                 self.errors[path] = str(exc)
                 return None
-        self.note_read(path, raw)
-        key = self.cache.key(raw) if self.cache else None
-        if key:
-            self.digests[path] = key
+        digest = self.note_read(path, raw)
+        key = digest if self.cache else None
         value = self.cache.get(key) if key else None
         if value is None:
             value = computed if computed is not None else summarize_raw(path, raw, self.debug)
@@ -94,12 +94,15 @@ class Project:
         return value
 
     def prefetch(self, items: list[tuple[Path, bytes]], jobs: int) -> None:
-        """Summarise many files at once in `jobs` processes (cache misses only)."""
-        todo = [
-            (Path(os.path.abspath(path)), raw) for path, raw in items
-            if Path(os.path.abspath(path)) not in self._summaries
-            and not (self.cache and self.cache.has(self.cache.key(raw)))
-        ]
+        """Summarise many files at once in `jobs` processes (cache misses only).
+
+        `items` are files as the caller has just read and noted them (`note_read`)."""
+        todo = []
+        for path, raw in items:
+            path = Path(os.path.abspath(path))
+            key = self.digests.get(path) or self.note_read(path, raw)
+            if path not in self._summaries and not (self.cache and self.cache.has(key)):
+                todo.append((path, raw))
         if jobs <= 1 or len(todo) < 2:
             return
         with ProcessPoolExecutor(max_workers=jobs) as pool:

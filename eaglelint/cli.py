@@ -15,7 +15,7 @@ from rich.console import Console
 from . import __version__
 from .cache import SummaryCache, default_cache_dir
 from .checker import display_path
-from .config import ConfigError, check_attributes, check_codes, check_interfaces
+from .config import ConfigError, check_attributes, check_codes, check_interfaces, split_flag
 from .delegation import STYLES
 from .discover import default_models_dir
 from .fix import FixError, FixPlan, plan_fixes, write_fix
@@ -28,12 +28,6 @@ from .sarif import write_sarif
 
 class UsageProblem(click.UsageError):
     """A mistake in how eaglelint was called (exit 2)."""
-
-
-def _split(values: tuple[str, ...]) -> tuple[str, ...] | None:
-    """Comma-separated, repeatable flag values; None when the flag was not given."""
-    out = tuple(v.strip() for value in values for v in value.split(",") if v.strip())
-    return out or None
 
 
 def _paths(paths: tuple[Path, ...]) -> list[Path]:
@@ -57,7 +51,7 @@ def _finder(opts: dict, **extra) -> SettingsFinder:
         overrides = {
             "select": _codes(opts["select"], "--select"),
             "ignore": _codes(opts["ignore"], "--ignore"),
-            "exclude": _split(opts["exclude"]),
+            "exclude": split_flag(opts["exclude"]),
             "interfaces": _checked(check_interfaces, opts["interface"], "--interface"),
             "wrapper_attributes": _checked(check_attributes, opts["wrapper_attribute"], "--wrapper-attribute"),
             "dependents": opts["dependents"],
@@ -73,7 +67,7 @@ def _codes(values, flag: str):
 
 
 def _checked(check, values, flag: str):
-    split = _split(values)
+    split = split_flag(values)
     return None if split is None else check(split, flag)
 
 

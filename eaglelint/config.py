@@ -54,6 +54,12 @@ class Settings:
         return any(path_matches(path, pattern, self.root) for pattern in self.exclude)
 
 
+def split_flag(values: tuple[str, ...]) -> tuple[str, ...] | None:
+    """Comma-separated, repeatable flag values; None when the flag was not given."""
+    out = tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+    return out or None
+
+
 def path_matches(path: Path, pattern: str, root: Path) -> bool:
     """A glob against the path relative to the config's folder, or its tail, or its name."""
     absolute = Path(os.path.abspath(path))

@@ -11,11 +11,8 @@ from pathlib import Path
 
 import click
 
+from .config import split_flag
 from .interfaces import RulesError, load_codes, select_interfaces
-
-
-def _split(values: tuple[str, ...]) -> list[str]:
-    return [v.strip() for value in values for v in value.split(",") if v.strip()]
 
 
 @click.command("rules")
@@ -76,7 +73,7 @@ def interfaces_cmd(sglang_root, interface, output_format):
         where = sglang_root or "the installed sglang package or the working directory"
         raise click.UsageError(f"no SGLang source (a folder holding sglang/srt) at {where}")
     try:
-        packs = select_interfaces(_split(interface)) if interface else select_interfaces(["all"])
+        packs = select_interfaces(list(split_flag(interface) or ()) if interface else ["all"])
         rules = load_scan_rules()
     except RulesError as exc:
         raise click.UsageError(str(exc)) from None

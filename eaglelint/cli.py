@@ -13,33 +13,46 @@ import click
 from rich.console import Console
 
 from . import __version__
+from .baseline import write as write_baseline_file
 from .cache import SummaryCache, default_cache_dir
 from .checker import display_path
-from .config import ConfigError, check_attributes, check_codes, check_interfaces, split_flag
+from .config import ConfigError, check_attributes, check_codes, check_interfaces, check_severities, split_flag
 from .delegation import STYLES
-from .discover import default_models_dir
-from .fix import FixError, FixPlan, plan_fixes, write_fix
+from .discover import checkout_models_dir, installed_models_dir
+from .fix_run import plan, print_fix_commands, print_fixed, print_left, write_plan
 from .info_commands import interfaces_cmd, rule_cmd, rules_cmd
 from .lint import LintResult, SettingsFinder, lint
 from .modules import Project
-from .report import progress_bar, wants_progress, write_github, write_json, write_statistics, write_text
-from .sarif import write_sarif
+from .noqa_writer import DEFAULT_REASON, add_noqa_comments
+from .output import FORMATS, open_output, write_report
+from .report import progress_bar, wants_progress
 
 
 class UsageProblem(click.UsageError):
     """A mistake in how eaglelint was called (exit 2)."""
 
 
-def _paths(paths: tuple[Path, ...]) -> list[Path]:
+class ConfigProblem(click.ClickException):
+    """A configuration file or value eaglelint cannot use: one line, no usage banner (exit 2)."""
+
+    exit_code = 2
+
+
+def _paths(paths: tuple[Path, ...], installed: bool = False) -> list[Path]:
+    """The given paths; with none, this checkout's models folder, and the installed sglang
+    package's only where `installed` (check reads it; fix must never write into it)."""
     if paths:
         return list(paths)
-    found = default_models_dir()
+    found, which = checkout_models_dir(), "the checkout in the working directory"
+    if found is None and installed:
+        found, which = installed_models_dir(), "the installed sglang package; no checkout found here"
     if found is None:
+        looked = "the installed sglang package, " if installed else ""
         raise UsageProblem(
-            "no PATH given and no SGLang models folder found (looked for the installed "
-            "sglang package, ./python/sglang/srt/models and ./sglang/srt/models); "
-            "pass the folder or files to check, e.g. `eaglelint check sglang/srt/models`"
-        )
+            f"no PATH given and no SGLang models folder found (looked for {looked}python/sglang/srt/models, "
+            "sglang/srt/models or srt/models from the working directory up); "
+            "pass the folder or files, e.g. `eaglelint check sglang/srt/models`")
+    click.echo(f"eaglelint: no PATH given; checking {display_path(found)} ({which})", err=True)
     return [found]
 
 
@@ -51,6 +64,9 @@ def _finder(opts: dict, **extra) -> SettingsFinder:
         overrides = {
             "select": _codes(opts["select"], "--select"),
             "ignore": _codes(opts["ignore"], "--ignore"),
+            "extend_select": _codes(opts["extend_select"], "--extend-select"),
+            "extend_ignore": _codes(opts["extend_ignore"], "--extend-ignore"),
+            "fail_on": _checked(check_severities, opts["fail_on"], "--fail-on"),
             "exclude": split_flag(opts["exclude"]),
             "interfaces": _checked(check_interfaces, opts["interface"], "--interface"),
             "wrapper_attributes": _checked(check_attributes, opts["wrapper_attribute"], "--wrapper-attribute"),
@@ -59,7 +75,7 @@ def _finder(opts: dict, **extra) -> SettingsFinder:
         }
         return SettingsFinder(overrides, opts["config"], opts["isolated"])
     except ConfigError as exc:
-        raise UsageProblem(str(exc)) from None
+        raise ConfigProblem(str(exc)) from None
 
 
 def _codes(values, flag: str):
@@ -84,12 +100,12 @@ def make_project(no_cache: bool, cache_dir: Path | None) -> Project:
     return project
 
 
-def run_lint(paths: tuple[Path, ...], finder: SettingsFinder, project: Project, progress=None,
+def run_lint(paths: list[Path], finder: SettingsFinder, project: Project, progress=None,
              jobs: int = 1) -> LintResult:
     try:
-        result = lint(_paths(paths), finder, project, progress, jobs=jobs)
+        result = lint(paths, finder, project, progress, jobs=jobs)
     except ConfigError as exc:
-        raise UsageProblem(str(exc)) from None
+        raise ConfigProblem(str(exc)) from None
     if not result.files_checked and result.findings and all(f.code == "EGL999" for f in result.findings):
         raise UsageProblem("nothing to check: " + "; ".join(f"{f.path}: {f.message}" for f in result.findings))
     return result
@@ -105,8 +121,16 @@ COMMON = [
                  help="Interface packs from rules/ to check (default: the default packs, EAGLE-3)."),
     click.option("--wrapper-attribute", multiple=True, metavar="NAME",
                  help="Attribute that holds the wrapped model (default: language_model)."),
-    click.option("--select", multiple=True, metavar="CODE[,CODE]", help="Only report these rule codes."),
-    click.option("--ignore", multiple=True, metavar="CODE[,CODE]", help="Do not report these rule codes."),
+    click.option("--select", multiple=True, metavar="CODE[,CODE]",
+                 help="Only report these rule codes (a prefix such as EGL0, or ALL); replaces the config's."),
+    click.option("--ignore", multiple=True, metavar="CODE[,CODE]",
+                 help="Do not report these rule codes; replaces the config's ignore."),
+    click.option("--extend-select", multiple=True, metavar="CODE[,CODE]",
+                 help="Report these codes too, in addition to the config's select."),
+    click.option("--extend-ignore", multiple=True, metavar="CODE[,CODE]",
+                 help="Do not report these codes either, in addition to the config's ignore."),
+    click.option("--fail-on", multiple=True, metavar="SEVERITY[,SEVERITY]",
+                 help="Severities that make the exit code 1 (default: error,warning; info never fails)."),
     click.option("--exclude", multiple=True, metavar="GLOB[,GLOB]",
                  help="Skip files and folders matching these globs (replaces the config's exclude)."),
     click.option("--no-cache", is_flag=True, help="Do not read or write the summary cache."),
@@ -144,57 +168,91 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 @cli.command()
 @common
-@click.option("--output-format", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
-              show_default=True, help="sarif: SARIF 2.1.0 for code scanning; github: workflow annotations.")
+@click.option("--output-format", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="concise: one line per finding; sarif: SARIF 2.1.0 for code scanning; github: workflow "
+                   "annotations; junit: JUnit XML.")
+@click.option("--output-file", "-o", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Write the report to FILE instead of standard output.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the findings.")
-@click.option("--statistics", is_flag=True, help="Print counts per rule code.")
+@click.option("--statistics", is_flag=True, help="Print only the counts per rule code.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--report-unused-suppressions", is_flag=True, default=None,
               help="Report `# noqa: EGL...` / `# eaglelint: ignore[...]` comments that suppress nothing (EGL900).")
-def check(output_format, quiet, statistics, exit_zero, report_unused_suppressions, paths, **opts):
+@click.option("--fix", "apply_fixes", is_flag=True, help="Write the fixes first (as `eaglelint fix --write`), "
+              "then report what is left.")
+@click.option("--show-fixes", is_flag=True, help="With --fix, list each member added.")
+@click.option("--add-noqa", is_flag=False, flag_value=DEFAULT_REASON, default=None, metavar="[REASON]",
+              help="Add a `# noqa: CODE -- REASON` comment for every finding, in the given files.")
+@click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Do not report the findings FILE holds (see --write-baseline).")
+@click.option("--write-baseline", is_flag=True, help="Record every current finding in the --baseline FILE.")
+def check(output_format, output_file, quiet, statistics, exit_zero, report_unused_suppressions, apply_fixes,
+          show_fixes, add_noqa, baseline, write_baseline, paths, **opts):
     """Report wrapper classes that lack interface methods their wrapped model has.
 
-    PATH is a file or a folder (searched for *.py). With no PATH, the srt/models
-    folder of the installed sglang package (found, never imported) is checked.
-    Given files (as pre-commit passes them), wrappers in other files of the same
-    models folder that depend on them are checked too, each with the reason.
+    PATH is a file or a folder (searched for *.py). With no PATH, this checkout's
+    models folder (python/sglang/srt/models, sglang/srt/models, or srt/models from
+    here up) is checked, else that of the installed sglang package (found, never
+    imported); the tree checked is named on stderr. Given files (as pre-commit passes
+    them), wrappers in other files of the same models folder that depend on them are
+    checked too, each with the reason.
 
     \b
     Examples:
       eaglelint check python/sglang/srt/models
       eaglelint check kimi_k25.py --output-format json
-      eaglelint check --output-format sarif python/sglang/srt/models > eaglelint.sarif
+      eaglelint check --output-format sarif -o eaglelint.sarif python/sglang/srt/models
     """
-    finder = _finder(opts, report_unused_suppressions=report_unused_suppressions)
-    progress = progress_bar if wants_progress(quiet, output_format) else None
+    if write_baseline and baseline is None:
+        raise UsageProblem("--write-baseline needs --baseline FILE")
+    finder = _finder(opts, report_unused_suppressions=report_unused_suppressions,
+                     baseline=None if write_baseline else baseline)
+    targets = _paths(paths, installed=not (apply_fixes or add_noqa))
+    progress = progress_bar if wants_progress(quiet, output_format) and not output_file else None
     project = make_project(opts["no_cache"], opts["cache_dir"])
-    result = run_lint(paths, finder, project, progress, opts["jobs"])
-    if output_format == "json":
-        write_json(result.findings, sys.stdout)
-    elif output_format == "sarif":
-        write_sarif(result.findings, sys.stdout)
-    elif output_format == "github":
-        write_github(result.findings, sys.stdout)
-    else:
-        write_text(result.findings, Console(soft_wrap=True), quiet=quiet, statistics=statistics)
-    if statistics and output_format != "text":
-        write_statistics(result.findings, Console(soft_wrap=True, stderr=True))
-    sys.exit(0 if exit_zero or not result.findings else 1)
+    result = run_lint(targets, finder, project, progress, opts["jobs"])
+    if write_baseline:
+        count = write_baseline_file(baseline, result.findings + result.baselined)
+        click.echo(f"Wrote {count} finding{'s' if count != 1 else ''} to the baseline {baseline}.", err=True)
+        sys.exit(0)
+    if add_noqa is not None:
+        sys.exit(_add_noqa(result, targets, add_noqa))
+    if apply_fixes:
+        console = Console(soft_wrap=True, stderr=output_format != "text" or bool(output_file))
+        written = write_plan(plan(result, project, targets), console)
+        print_fixed(console, written, show_fixes)
+        result = run_lint(targets, finder, make_project(opts["no_cache"], opts["cache_dir"]), jobs=opts["jobs"])
+    with open_output(output_file) as out:
+        write_report(result.findings, output_format, out, quiet=quiet, statistics_only=statistics)
+    sys.exit(0 if exit_zero or not result.failing else 1)
+
+
+def _add_noqa(result: LintResult, roots: list[Path], reason: str) -> int:
+    try:
+        added, files = add_noqa_comments(result.findings, roots, reason)
+    except ConfigError as exc:
+        raise ConfigProblem(str(exc)) from None
+    click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''} in {files} file{'s' if files != 1 else ''}.")
+    return 0
 
 
 @cli.command()
 @common
 @click.option("--write", is_flag=True, help="Apply the fixes to the files.")
-@click.option("--diff", "show_diff", is_flag=True, help="Only print a unified diff (the default without --write).")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Only print a unified diff (the default without --write); exit 1 if it is not empty.")
+@click.option("--show-fixes", is_flag=True, help="With --write, list each member added.")
 @click.option("--style", type=click.Choice(STYLES), default=None,
               help="guard (default): hasattr guard, raising AttributeError where a value is returned; "
                    "raise: guard that always raises; plain: call without a guard. Overrides [tool.eaglelint.fix].")
-def fix(write, show_diff, style, paths, **opts):
+def fix(write, show_diff, show_fixes, style, paths, **opts):
     """Write delegating methods for every fixable finding.
 
-    Without --write nothing changes and a unified diff is printed. Files are
-    written only if the result parses, atomically, keeping encoding, line endings
-    and indentation; the rest of each file is left byte-for-byte as it was.
+    Without --write nothing changes, a unified diff is printed, and the exit code is
+    1 when there is something to change. Files are written only if the result parses,
+    atomically, keeping encoding, line endings and indentation; the rest of each file
+    is left byte-for-byte as it was. With no PATH, only this checkout's models folder
+    is fixed, never the installed sglang package.
 
     \b
     Examples:
@@ -204,59 +262,26 @@ def fix(write, show_diff, style, paths, **opts):
     if write and show_diff:
         raise UsageProblem("--write and --diff exclude each other")
     finder = _finder(opts, style=style)
+    targets = _paths(paths)
     project = make_project(opts["no_cache"], opts["cache_dir"])
-    result = run_lint(paths, finder, project, jobs=opts["jobs"])
-    plan = _plan(result, project, _fix_roots(paths))
+    result = run_lint(targets, finder, project, jobs=opts["jobs"])
+    fix_plan = plan(result, project, targets)
     console = Console(soft_wrap=True, stderr=not write)
     if not write:
-        for file_fix in plan.files:
+        for file_fix in fix_plan.files:
             sys.stdout.write(file_fix.diff(display_path(file_fix.path)))
-        methods = sum(len(f.added) for f in plan.files)
-        console.print(f"Would add {methods} method{'s' if methods != 1 else ''} in {len(plan.files)} file"
-                      f"{'s' if len(plan.files) != 1 else ''}; run with --write to apply.", highlight=False)
-        _print_left(console, plan.left)
-        sys.exit(1 if result.findings else 0)
-    failed = []
-    for file_fix in plan.files:
-        try:
-            write_fix(file_fix)
-        except FixError as exc:
-            failed.append((file_fix, str(exc)))
-            console.print(f"[red]not written[/] {display_path(file_fix.path)}: {exc}", highlight=False)
-    written = [f for f in plan.files if f not in [x for x, _ in failed]]
-    methods = sum(len(f.added) for f in written)
-    console.print(f"Added {methods} method{'s' if methods != 1 else ''} in {len(written)} file"
-                  f"{'s' if len(written) != 1 else ''}.", highlight=False)
-    remaining = run_lint(paths, finder, make_project(opts["no_cache"], opts["cache_dir"]), jobs=opts["jobs"]).findings
-    still = {(f.path, f.class_name, f.code, f.method) for f in remaining}
-    _print_left(console, [(f, why) for f, why in plan.left if (f.path, f.class_name, f.code, f.method) in still])
-    sys.exit(1 if remaining else 0)
-
-
-def _fix_roots(paths: tuple[Path, ...]) -> list[Path]:
-    """Where fix may write: the given paths only. A dependent found next to a given file
-    (a wrapper whose wrapped class changed) is reported, and fixed when it is given too."""
-    return _paths(paths)
-
-
-def _plan(result: LintResult, project: Project, roots: list[Path]) -> FixPlan:
-    """One plan, each file fixed in the style its own configuration asks for, none outside `roots`."""
-    plan = FixPlan()
-    styles = sorted(set(result.style_of.values()))
-    for style in styles:
-        findings = [f for f in result.findings if result.style_of.get(f.path) == style]
-        part = plan_fixes(findings, project, style, roots)
-        plan.files += part.files
-        plan.left += part.left
-    return plan
-
-
-def _print_left(console: Console, left) -> None:
-    if left:
-        console.print(f"{len(left)} finding{'s' if len(left) != 1 else ''} left without an automatic fix:")
-        for f, reason in left:
-            where = f" {f.class_name}{'.' + f.method if f.method else ''}" if f.class_name else ""
-            console.print(f"  {f.path}:{f.line}:{f.column} {f.code}{where}: {reason}", highlight=False)
+        methods = sum(len(f.added) for f in fix_plan.files)
+        console.print(f"Would add {methods} method{'s' if methods != 1 else ''} in {len(fix_plan.files)} file"
+                      f"{'s' if len(fix_plan.files) != 1 else ''}; run with --write to apply.", highlight=False)
+        print_left(console, fix_plan.left)
+        sys.exit(1 if fix_plan.files else 0)
+    print_fixed(console, write_plan(fix_plan, console), show_fixes)
+    remaining = run_lint(targets, finder, make_project(opts["no_cache"], opts["cache_dir"]), jobs=opts["jobs"])
+    still = {(f.path, f.class_name, f.code, f.method) for f in remaining.findings}
+    left = [(f, why) for f, why in fix_plan.left if (f.path, f.class_name, f.code, f.method) in still]
+    print_left(console, left)
+    print_fix_commands(console, [f for f, _ in left if f.included_because])  # dependents, not given
+    sys.exit(1 if remaining.failing else 0)
 
 
 for command in (rules_cmd, rule_cmd, interfaces_cmd):

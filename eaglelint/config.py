@@ -3,8 +3,10 @@
 Why like ruff: the people who keep an SGLang fork already configure ruff this
 way, so the closest pyproject.toml that has a `[tool.eaglelint]` table wins (one
 without the table is passed over), command-line flags override it, `--config FILE`
-names the file and `--isolated` ignores them all. A typo in a key must not be
-silently ignored: every unknown key or bad value is an error naming file and key.
+names the file and `--isolated` ignores them all. An `eaglelint.toml` or
+`.eaglelint.toml` (keys at the top level, as ruff's `ruff.toml`) beside a
+pyproject.toml wins over it. A typo in a key must not be silently ignored: every
+unknown key or bad value is an error naming file and key.
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ from .delegation import STYLES
 from .interfaces import load_codes, load_interfaces
 
 DEFAULT_WRAPPER_ATTRIBUTES = ("language_model",)
+SEVERITIES = ("error", "warning", "info")
+DEFAULT_FAIL_ON = ("error", "warning")  # an info finding has nothing to fix: it must not block a commit
+OWN_CONFIG_FILES = (".eaglelint.toml", "eaglelint.toml")
+ALL_CODES = "ALL"
 
 
 class ConfigError(Exception):
@@ -38,12 +44,31 @@ class Settings:
     style: str = "guard"
     dependents: bool = True
     report_unused_suppressions: bool = False
+    fail_on: tuple[str, ...] = DEFAULT_FAIL_ON
+    baseline: Path | None = None
     root: Path = field(default_factory=Path.cwd)  # globs are relative to it
     source: Path | None = None  # the file these settings came from
 
     def override(self, **values) -> Settings:
         """The same settings with every value that is not None replaced (command-line flags)."""
         return replace(self, **{k: v for k, v in values.items() if v is not None})
+
+    def with_flags(self, flags: dict) -> Settings:
+        """Flags laid over these settings: `select`/`ignore` replace the config's lists,
+        `extend_select`/`extend_ignore` add to them (as in ruff). An extended code is
+        also taken out of the config's `ignore`, since the later, narrower word wins."""
+        flags = dict(flags)
+        more, less = flags.pop("extend_select", None) or (), flags.pop("extend_ignore", None) or ()
+        out = self.override(**flags)
+        if more:
+            select = tuple(dict.fromkeys(out.select + more)) if out.select else ()
+            out = replace(out, select=select, ignore=tuple(c for c in out.ignore if c not in more))
+        if less:
+            out = replace(out, ignore=tuple(dict.fromkeys(out.ignore + less)))
+        return out
+
+    def fails(self, severity: str) -> bool:
+        return severity in self.fail_on
 
     def ignored_here(self, path: Path) -> set[str]:
         """Codes that per-file-ignores switches off for this file."""
@@ -73,10 +98,14 @@ def path_matches(path: Path, pattern: str, root: Path) -> bool:
 
 
 def find_config(path: Path) -> Path | None:
-    """The closest pyproject.toml, from `path` upward, that has a `[tool.eaglelint]` table."""
+    """The closest config from `path` upward: an `.eaglelint.toml` or `eaglelint.toml`, else a
+    pyproject.toml that has a `[tool.eaglelint]` table."""
     start = Path(os.path.abspath(path))
     directory = start if start.is_dir() else start.parent
     for folder in (directory, *directory.parents):
+        for name in OWN_CONFIG_FILES:
+            if (folder / name).is_file():
+                return folder / name
         candidate = folder / "pyproject.toml"
         if candidate.is_file() and "eaglelint" in _read(candidate).get("tool", {}):
             return candidate
@@ -108,6 +137,7 @@ KEYS = {
     "select": "select", "ignore": "ignore", "exclude": "exclude", "per-file-ignores": "per_file_ignores",
     "interfaces": "interfaces", "wrapper-attributes": "wrapper_attributes", "fix": None,
     "dependents": "dependents", "report-unused-suppressions": "report_unused_suppressions",
+    "fail-on": "fail_on", "baseline": "baseline",
 }
 
 
@@ -136,6 +166,12 @@ def parse_table(table: dict, path: Path, where: str = "[tool.eaglelint]") -> Set
             )
         elif key == "fix":
             values["style"] = _fix_table(value, problem)
+        elif key == "fail-on":
+            values["fail_on"] = check_severities(_strings(value, problem), problem)
+        elif key == "baseline":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{problem}: must be a file name, not {value!r}")
+            values["baseline"] = values["root"] / value
         else:
             if not isinstance(value, bool):
                 raise ConfigError(f"{problem}: must be true or false, not {value!r}")
@@ -164,18 +200,28 @@ def _strings(value, problem: str) -> tuple[str, ...]:
 
 
 def check_codes(codes: tuple[str, ...], problem: str) -> tuple[str, ...]:
+    """Rule codes, each given whole, as a prefix (`EGL0`: every code it starts) or `ALL`."""
     known = load_codes()
-    codes = tuple(c.upper() for c in codes)
-    for code in codes:
-        if code not in known:
-            raise ConfigError(f"{problem}: unknown rule code {code!r}; see `eaglelint rules`")
-    return codes
+    out: list[str] = []
+    for selector in (c.upper() for c in codes):
+        matched = list(known) if selector == ALL_CODES else [c for c in known if c.startswith(selector)]
+        if not matched:
+            raise ConfigError(f"{problem}: unknown rule code {selector!r}; see `eaglelint rules`")
+        out += matched
+    return tuple(dict.fromkeys(out))
+
+
+def check_severities(values: tuple[str, ...], problem: str) -> tuple[str, ...]:
+    for value in values:
+        if value not in SEVERITIES:
+            raise ConfigError(f"{problem}: unknown severity {value!r} (known: {', '.join(SEVERITIES)})")
+    return values
 
 
 def check_interfaces(names: tuple[str, ...], problem: str) -> tuple[str, ...]:
     available = load_interfaces()
     for name in names:
-        if name not in available:
+        if name not in available and name != "all":
             raise ConfigError(f"{problem}: unknown interface {name!r}; available: {', '.join(sorted(available))}")
     return names
 

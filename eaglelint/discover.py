@@ -23,18 +23,34 @@ class Discovery:
     errors: list[tuple[Path, str]] = field(default_factory=list)
 
 
-def default_models_dir(cwd: Path | None = None) -> Path | None:
-    """`srt/models` of the importable sglang (located, never imported), else a checkout's."""
+CHECKOUT_LAYOUTS = ("python/sglang/srt/models", "sglang/srt/models", "srt/models")
+
+
+def checkout_models_dir(cwd: Path | None = None) -> Path | None:
+    """The models folder of the checkout the user stands in: `python/sglang/srt/models`
+    (SGLang's repository), `sglang/srt/models` or `srt/models` under the working directory
+    or a folder above it, or a `srt/models` folder the working directory is inside. The
+    walk stops at the enclosing git work tree's root."""
+    here = Path(os.path.abspath(cwd or Path.cwd()))
+    for folder in (here, *here.parents):
+        if folder.name == "models" and folder.parent.name == "srt":
+            return folder
+        for layout in CHECKOUT_LAYOUTS:
+            if (folder / layout).is_dir():
+                return folder / layout
+        if (folder / ".git").exists():
+            break
+    return None
+
+
+def installed_models_dir() -> Path | None:
+    """`srt/models` of the importable sglang package (located, never imported)."""
     try:
         spec = importlib.util.find_spec("sglang")
     except (ImportError, ValueError):
         spec = None
     for location in (spec.submodule_search_locations or []) if spec else []:
         candidate = Path(location) / "srt" / "models"
-        if candidate.is_dir():
-            return candidate
-    cwd = cwd or Path.cwd()
-    for candidate in (cwd / "python/sglang/srt/models", cwd / "sglang/srt/models"):
         if candidate.is_dir():
             return candidate
     return None

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .baseline import in_baseline
 from .checker import CheckOptions, Finding, check_files, file_error
 from .config import ConfigError, Settings, find_config, load_settings
 from .dependents import find_dependents
@@ -30,6 +31,8 @@ class LintResult:
     files_checked: int = 0
     style_of: dict[str, str] = field(default_factory=dict)  # display path -> fix style of its config
     settings: list[Settings] = field(default_factory=list)
+    failing: int = 0  # findings whose severity their settings' fail-on names
+    baselined: list[Finding] = field(default_factory=list)  # left out because the baseline holds them
 
 
 class SettingsFinder:
@@ -43,14 +46,14 @@ class SettingsFinder:
 
     def for_path(self, path: Path) -> Settings:
         if self._fixed is not None:
-            return self._fixed.override(**self.overrides)
+            return self._fixed.with_flags(self.overrides)
         path = Path(os.path.abspath(path))
         folder = path if path.is_dir() else path.parent
         if folder not in self._by_folder:
             self._by_folder[folder] = find_config(folder)
         found = self._by_folder[folder]
         if found not in self._loaded:
-            self._loaded[found] = (load_settings(found) if found else Settings()).override(**self.overrides)
+            self._loaded[found] = (load_settings(found) if found else Settings()).with_flags(self.overrides)
         return self._loaded[found]
 
 
@@ -117,7 +120,11 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
             continue
         if keep and f.code not in keep and f.code != "EGL900":
             continue  # EGL900 is asked for by its own flag
+        if settings.baseline and in_baseline(f, settings.baseline):
+            result.baselined.append(f)
+            continue
         result.findings.append(f)
+        result.failing += settings.fails(f.severity)
         result.style_of[f.path] = settings.style
 
 

@@ -8,6 +8,7 @@ in sarif.py.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -18,9 +19,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .checker import Finding
+from .interfaces import load_codes
 
 PROGRESS_MIN_FILES = 40  # fewer files finish before a bar would be worth drawing
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+ENTRY_CLASS_LEGEND = ("(EntryClass): the class is listed in its module's `EntryClass`, so SGLang serves it as a "
+                      "model architecture; a gap there breaks launching that model with speculative decoding.")
 
 
 def finding_dict(f: Finding) -> dict:
@@ -51,7 +55,7 @@ def write_json(findings: list[Finding], out: TextIO) -> None:
     out.write("\n")
 
 
-def write_text(findings: list[Finding], console: Console, quiet: bool = False, statistics: bool = False) -> None:
+def write_text(findings: list[Finding], console: Console, quiet: bool = False) -> None:
     current = None
     for f in findings:
         if f.path != current and not quiet:
@@ -66,8 +70,6 @@ def write_text(findings: list[Finding], console: Console, quiet: bool = False, s
         console.print(f"{location} [{style}]{f.code}[/] {escape(f.message)}{entry}{why}", highlight=False)
         if f.included_because and not quiet:
             console.print(f"    [dim]note: checked because it {escape(f.included_because)}[/]", highlight=False)
-    if statistics:
-        write_statistics(findings, console)
     if quiet:
         return
     counts = Counter(f.code for f in findings)
@@ -80,13 +82,25 @@ def write_text(findings: list[Finding], console: Console, quiet: bool = False, s
         f"\nFound {len(findings)} finding{'s' if len(findings) != 1 else ''} ({by_code}); "
         f"{fixable} fixable with `eaglelint fix --write`."
     )
+    if any(f.entry_class for f in findings):
+        console.print(escape(ENTRY_CLASS_LEGEND), style="dim", highlight=False)
+
+
+def write_concise(findings: list[Finding], out: TextIO) -> None:
+    """One plain line per finding, `path:line:col: CODE message`, as ruff's concise format."""
+    for f in findings:
+        out.write(f"{f.path}:{f.line}:{f.column}: {f.code} {f.message}\n")
+
+
+def statistics(findings: list[Finding]) -> list[dict]:
+    """Counts per rule code, most frequent first (`--statistics --output-format json`)."""
+    codes = load_codes()
+    return [{"code": code, "name": codes[code].name, "count": n, "fixable": codes[code].fixable}
+            for code, n in Counter(f.code for f in findings).most_common()]
 
 
 def write_statistics(findings: list[Finding], console: Console) -> None:
-    from .interfaces import load_codes
-
     codes = load_codes()
-    console.print()
     for code, n in Counter(f.code for f in findings).most_common():
         fix = "[*]" if codes[code].fixable else "   "
         console.print(f"{n:5d} {code} {fix} {codes[code].name}", highlight=False)
@@ -103,11 +117,17 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def write_github(findings: list[Finding], out: TextIO) -> None:
-    """GitHub Actions workflow commands: each finding becomes an annotation on its line."""
+def write_github(findings: list[Finding], out: TextIO, root: Path) -> None:
+    """GitHub Actions workflow commands: each finding becomes an annotation on its line.
+
+    GitHub places an annotation by the path relative to the repository root, whatever
+    directory eaglelint ran in (`python/` in an SGLang fork), so paths are made relative
+    to `root`, the enclosing git work tree, as SARIF's are."""
     for f in findings:
         message = f.message + (f" (checked because it {f.included_because})" if f.included_because else "")
-        out.write(f"::{GITHUB_COMMAND[f.severity]} file={_escape_property(f.path)},line={f.line},"
+        absolute = Path(os.path.abspath(f.path))
+        where = absolute.relative_to(root).as_posix() if absolute.is_relative_to(root) else f.path
+        out.write(f"::{GITHUB_COMMAND[f.severity]} file={_escape_property(where)},line={f.line},"
                   f"col={f.column},title={_escape_property(f.code)}::{_escape_data(f.code + ' ' + message)}\n")
 
 

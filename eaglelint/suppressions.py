@@ -1,10 +1,15 @@
-"""`# noqa: EGL001` and `# eaglelint: ignore[EGL001]`: silencing one finding where it is.
+"""`# noqa: EGL001`, `# eaglelint: ignore[EGL001]` and `# eaglelint: noqa` (whole file).
 
-Why on the class line: every finding is reported at the wrapper's `class` line, so
-that is where a reader looks for the reason it is silenced; the line directly above
-also counts when it is a comment or a decorator, for headers too long to annotate.
-A bare `# noqa` silences every code, as in flake8 and ruff; since other tools' codes
-share the comment, only eaglelint's own codes (EGL...) are ever reported unused.
+Why on the whole statement: a finding is reported at a line (the wrapper's `class`
+line, or the call EGL020/EGL021 are about), and a suppression belongs there. A
+formatter moves comments within a statement: black turns a long
+`class X(nn.Module):  # noqa: EGL001` into a three-line header with the comment on
+`):`. So a suppression anywhere on the logical line that holds the finding (for a
+class, its header from `class` to the colon), or on a comment or decorator line
+directly above it, counts. A bare `# noqa` silences every code, as in flake8 and
+ruff; since other tools' codes share the comment, only eaglelint's own codes (EGL...)
+are ever reported unused, and an EGL code eaglelint does not have is reported as
+unknown. Directives match case-insensitively, as ruff's do.
 """
 
 from __future__ import annotations
@@ -16,12 +21,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .checker import Finding, display_path
+from .interfaces import load_codes
 from .sources import SourceError, read_source, split_lines
 
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
-_IGNORE = re.compile(r"#\s*eaglelint:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
+_CODES = r"[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*"
+_NOQA = re.compile(rf"#\s*noqa(?::\s*(?P<codes>{_CODES}))?", re.IGNORECASE)
+_IGNORE = re.compile(r"#\s*eaglelint:\s*ignore(?![-\w])(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
+_FILE = re.compile(r"#\s*eaglelint:\s*(?:noqa|ignore-file)(?![-\w])"
+                   rf"(?::\s*(?P<codes>{_CODES})|\[(?P<listed>[^\]]*)\])?", re.IGNORECASE)
 OWN = re.compile(r"EGL\d+\Z")
-NEEDLES = (b"noqa", b"NOQA", b"eaglelint")
+NEEDLE = re.compile(rb"noqa|eaglelint", re.IGNORECASE)
+FILE_DIRECTIVE = "eaglelint: noqa"
+_OPENING = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE,
+                      tokenize.ENCODING, tokenize.ENDMARKER})
 
 
 @dataclass
@@ -30,7 +42,7 @@ class Suppression:
     line: int
     column: int
     codes: frozenset[str] | None  # None: every code (a bare directive)
-    directive: str  # "noqa" or "eaglelint: ignore"
+    directive: str  # "noqa", "eaglelint: ignore" or "eaglelint: noqa" (the whole file)
     used: set[str] = field(default_factory=set)
 
     def covers(self, code: str) -> bool:
@@ -41,14 +53,25 @@ class Suppression:
 class FileSuppressions:
     by_line: dict[int, list[Suppression]]
     lines: list[str]
+    spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # line of a multi-line statement -> span
+    whole_file: list[Suppression] = field(default_factory=list)
 
-    def for_class_line(self, line: int) -> list[Suppression]:
-        """Suppressions on the class line, and on the line above when it is a comment or decorator."""
-        found = list(self.by_line.get(line, []))
-        above = self.lines[line - 2].lstrip() if 2 <= line <= len(self.lines) + 1 else ""
+    def span(self, line: int) -> tuple[int, int]:
+        """First and last line of the logical line (statement, or compound header) holding `line`."""
+        return self.spans.get(line, (line, line))
+
+    def for_line(self, line: int) -> list[Suppression]:
+        """Suppressions on the statement of `line`, on a comment or decorator line directly
+        above it, and of the whole file."""
+        first, last = self.span(line)
+        found = [s for n in range(first, last + 1) for s in self.by_line.get(n, [])]
+        above = self.lines[first - 2].lstrip() if 2 <= first <= len(self.lines) + 1 else ""
         if above.startswith(("#", "@")):
-            found += self.by_line.get(line - 1, [])
-        return found
+            found += self.by_line.get(first - 1, [])
+        return found + self.whole_file
+
+    def all(self) -> list[Suppression]:
+        return [s for sups in self.by_line.values() for s in sups] + self.whole_file
 
 
 def scan(path: Path) -> FileSuppressions:
@@ -57,19 +80,19 @@ def scan(path: Path) -> FileSuppressions:
         src = read_source(path)
     except SourceError:
         return FileSuppressions({}, [])
-    if not any(n in src.raw for n in NEEDLES):
+    if not NEEDLE.search(src.raw):
         return FileSuppressions({}, [])
-    out: dict[int, list[Suppression]] = {}
+    out = FileSuppressions({}, split_lines(src.text))
     shown = display_path(path)
-    for line, column, text in _comments(src.text):
-        for match, directive in ((m, "noqa") for m in _NOQA.finditer(text)):
-            codes = _codes(match["codes"])
-            out.setdefault(line, []).append(Suppression(shown, line, column + match.start() + 1, codes, directive))
-        for match in _IGNORE.finditer(text):
-            codes = _codes(match["codes"])
-            out.setdefault(line, []).append(Suppression(shown, line, column + match.start() + 1, codes,
-                                                        "eaglelint: ignore"))
-    return FileSuppressions(out, split_lines(src.text))
+    for line, column, text in _comments(src.text, out.spans):
+        for match in _FILE.finditer(text):
+            codes = _codes(match["codes"] or match["listed"])
+            out.whole_file.append(Suppression(shown, line, column + match.start() + 1, codes, FILE_DIRECTIVE))
+        for regex, directive in ((_NOQA, "noqa"), (_IGNORE, "eaglelint: ignore")):
+            for match in regex.finditer(text):
+                out.by_line.setdefault(line, []).append(
+                    Suppression(shown, line, column + match.start() + 1, _codes(match["codes"]), directive))
+    return out
 
 
 def _codes(text: str | None) -> frozenset[str] | None:
@@ -79,13 +102,34 @@ def _codes(text: str | None) -> frozenset[str] | None:
     return codes or None
 
 
-def _comments(text: str):
+def _comments(text: str, spans: dict[int, tuple[int, int]]):
+    """(line, column, text) of each comment; fills `spans` with the multi-line logical lines."""
+    start = None
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == tokenize.COMMENT:
                 yield tok.start[0], tok.start[1], tok.string
+            if start is None and tok.type not in _OPENING:
+                start = tok.start[0]
+            elif tok.type == tokenize.NEWLINE and start is not None:
+                if tok.start[0] > start:
+                    spans.update({n: (start, tok.start[0]) for n in range(start, tok.start[0] + 1)})
+                start = None
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return
+
+
+def comments_and_spans(text: str) -> tuple[dict[int, tuple[int, str]], dict[int, tuple[int, int]]]:
+    """Line -> (column, text) of its comment; line -> (first, last) line of its logical line,
+    for the lines of multi-line ones."""
+    spans: dict[int, tuple[int, int]] = {}
+    comments = {line: (column, comment) for line, column, comment in _comments(text, spans)}
+    return comments, spans
+
+
+def noqa_in(comment: str) -> re.Match | None:
+    """The `# noqa` directive in a comment, if any (`codes` group: the codes it names)."""
+    return _NOQA.search(comment)
 
 
 class Suppressor:
@@ -101,29 +145,38 @@ class Suppressor:
         return self._files[key]
 
     def suppressed(self, finding: Finding) -> bool:
-        if not finding.class_name:
-            return False  # a file that cannot be read has no class line to annotate
+        sups = self.file(finding.path)
+        # a file that cannot be read has no line to annotate: only a whole-file directive covers it
+        candidates = sups.for_line(finding.line) if finding.class_name else sups.whole_file
         hit = False
-        for sup in self.file(finding.path).for_class_line(finding.line):
+        for sup in candidates:
             if sup.covers(finding.code):
                 sup.used.add(finding.code)
                 hit = True
         return hit
 
     def unused(self, paths: list[Path]) -> list[Finding]:
-        """EGL900 for each suppression in these files naming an eaglelint code that silenced nothing."""
+        """EGL900 for each suppression in these files naming an eaglelint code that silenced
+        nothing, or one eaglelint does not have."""
+        known = load_codes()
         out = []
         for path in paths:
-            for sups in self.file(path).by_line.values():
-                for sup in sups:
-                    if sup.codes is None:
-                        if sup.directive == "noqa" or sup.used:
-                            continue  # a bare noqa may be meant for another tool
-                        idle = ["(all codes)"]
-                    else:
-                        idle = sorted(c for c in sup.codes if OWN.match(c) and c not in sup.used)
-                    if idle:
-                        out.append(Finding(sup.path, sup.line, sup.column, "EGL900",
-                                           f"unused suppression `{sup.directive}` for {', '.join(idle)}: "
-                                           "nothing to suppress here; remove it"))
+            for sup in self.file(path).all():
+                if sup.codes is None:
+                    if sup.directive == "noqa" or sup.used:
+                        continue  # a bare noqa may be meant for another tool
+                    idle = ["(all codes)"]
+                else:
+                    idle = sorted(c for c in sup.codes if OWN.match(c) and c in known and c not in sup.used)
+                unknown = sorted(c for c in sup.codes or () if OWN.match(c) and c not in known)
+                if unknown:
+                    out.append(_unused(sup, f"unknown rule code {', '.join(unknown)} in `{sup.directive}`; "
+                                            "see `eaglelint rules`"))
+                if idle:
+                    out.append(_unused(sup, f"unused suppression `{sup.directive}` for {', '.join(idle)}: "
+                                            "nothing to suppress here; remove it"))
         return out
+
+
+def _unused(sup: Suppression, message: str) -> Finding:
+    return Finding(sup.path, sup.line, sup.column, "EGL900", message)

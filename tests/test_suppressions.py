@@ -2,6 +2,7 @@
 (or a comment line above it). Each fixture under fixtures/suppressions says inline
 what is left after suppression (`# expect:`), EGL900 included."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from eaglelint.lint import SettingsFinder, lint
 
 TREE = FIXTURES / "suppressions"
 FILES = sorted(TREE.rglob("*.py"))
+SUPPRESSED = TREE / "sglang" / "srt" / "models"
 
 
 @pytest.fixture(scope="module")
@@ -63,3 +65,22 @@ def test_suppressed_findings_are_not_fixed(tmp_path):
     before = (models / "noqa_bare.py").read_bytes()
     assert run("fix", "--write", models).returncode == 0
     assert (models / "noqa_bare.py").read_bytes() == before
+
+
+def test_unknown_code_in_noqa_is_reported_as_unknown_not_unused():
+    done = run("check", "--report-unused-suppressions", "--output-format", "json", SUPPRESSED / "unknown_code.py")
+    rows = [r for r in json.loads(done.stdout) if r["code"] == "EGL900"]
+    assert len(rows) == 1 and "unknown rule code EGL123" in rows[0]["message"]
+    assert "unused" not in rows[0]["message"]
+
+
+@pytest.mark.parametrize("name", ["black_header.py", "noqa_mixed_case.py", "file_level.py", "aux_on_the_call.py"])
+def test_cli_honours_moved_case_insensitive_and_file_level_suppressions(name):
+    """The command a user types: what a suppression silences is neither reported nor called unused."""
+    done = run("check", "--report-unused-suppressions", "--output-format", "json", SUPPRESSED / name)
+    rows = json.loads(done.stdout)
+    left = {(r["class"], r["code"]) for r in rows}
+    expected_left = {("MixedCaseIgnoreVLM", "EGL002")} if name == "noqa_mixed_case.py" else set()
+    if name == "aux_on_the_call.py":
+        expected_left = {("ClassLineIsNotTheCall", "EGL021"), ("", "EGL900")}
+    assert left == expected_left, rows

@@ -1,0 +1,79 @@
+"""`eaglelint check --add-noqa`: a suppression comment for every current finding.
+
+Why: the quickest way to switch the hook on in a fork with existing gaps, as
+`ruff check --add-noqa` does; each comment carries a reason, so a reader knows it
+records a known gap and is not a judgement. The comment goes at the end of the
+statement that holds the finding (for a class, the line with its header's colon,
+where black keeps a trailing comment), and codes join a `# noqa: ...` already there.
+Files are written as `fix --write` writes them: atomically, only if the result
+parses, and only inside the given paths.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections import defaultdict
+from pathlib import Path
+
+from .checker import Finding
+from .config import ConfigError
+from .fix import FileFix, FixError, write_fix
+from .sources import SourceError, read_source, split_lines
+from .suppressions import comments_and_spans, noqa_in
+
+DEFAULT_REASON = "existing gap, recorded by eaglelint check --add-noqa"
+BOM = b"\xef\xbb\xbf"
+
+
+def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -> tuple[int, int]:
+    """(directives added, files written); ConfigError for a file that could not be written."""
+    inside = [os.path.realpath(r) for r in roots]
+    by_file: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        real = os.path.realpath(f.path)
+        if f.class_name and any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in inside):
+            by_file[os.path.abspath(f.path)].append(f)
+    added = files = 0
+    for path, items in sorted(by_file.items()):
+        try:
+            count = _add_to_file(Path(path), items, reason)
+        except (SourceError, FixError, SyntaxError) as exc:
+            raise ConfigError(f"{path}: noqa comments not written: {exc}") from None
+        added += count
+        files += bool(count)
+    return added, files
+
+
+def _add_to_file(path: Path, findings: list[Finding], reason: str) -> int:
+    src = read_source(path)
+    lines = split_lines(src.text)
+    comments, spans = comments_and_spans(src.text)
+    codes: dict[int, list[str]] = defaultdict(list)
+    added = 0
+    for f in findings:
+        last = spans.get(f.line, (f.line, f.line))[1]
+        if f.code not in codes[last]:
+            codes[last].append(f.code)
+    for line, new in codes.items():
+        text = lines[line - 1]
+        body = text.rstrip("\r\n")
+        ending = text[len(body):]
+        column, comment = comments.get(line, (None, ""))
+        match = noqa_in(comment)
+        if match and match["codes"] is None:
+            continue  # a bare noqa already silences every code
+        if match:
+            at = column + match.end()
+            body = body[:at] + "".join(f", {c}" for c in new) + body[at:]
+        else:
+            body = body.rstrip() + f"  # noqa: {', '.join(new)}" + (f" -- {reason}" if reason else "")
+        lines[line - 1] = body + ending
+        added += len(new)
+    new_text = "".join(lines)
+    if new_text == src.text:
+        return 0
+    ast.parse(new_text, filename=str(path))
+    bom = BOM if src.raw.startswith(BOM) and not src.encoding.endswith("-sig") else b""
+    write_fix(FileFix(path, src.raw, bom + new_text.encode(src.encoding), src.encoding))
+    return added

@@ -35,6 +35,8 @@ def checkout_models_dir(cwd: Path | None = None) -> Path | None:
     for folder in (here, *here.parents):
         if folder.name == "models" and folder.parent.name == "srt":
             return folder
+        if folder.name == "srt" and (folder / "models").is_dir():
+            return folder / "models"
         for layout in CHECKOUT_LAYOUTS:
             if (folder / layout).is_dir():
                 return folder / layout

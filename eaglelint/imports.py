@@ -4,13 +4,19 @@ Why: a delegation copies the wrapped method's annotations and defaults
 (`Optional[List[int]]`, `torch.Tensor`), and those names must resolve in the
 wrapper's file. Each is imported the way the wrapped method's own module imports
 it, merged into an existing `from X import ...` line when there is one, else added
-after the last top-level import. Nothing already bound is imported again.
+where isort (and ruff's `I` rules, SGLang's pre-commit runs isort with the black
+profile) would put it: in its section (future, standard library, third party, first
+party, relative), `import x` lines before `from x import` lines, each sorted by
+module; a section the file lacks is opened with a blank line around it. So a fixed
+file passes the fork's isort hook without a second round. Nothing already bound is
+imported again.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import sys
 from pathlib import Path
 
 from .modules import Project
@@ -108,7 +114,7 @@ class ImportPlan:
     def edits(self) -> list[tuple[int, int, list[str]]]:
         """(start, end, new lines) over 0-based line indexes of the file."""
         out = []
-        new_lines: list[str] = []
+        new_lines: list[tuple[str, str]] = []  # (module, line)
         top = [n for n in self.tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
         for module, names in self.from_imports.items():
             level = len(module) - len(module.lstrip("."))
@@ -118,15 +124,64 @@ class ImportPlan:
             if existing is not None:
                 out.append(self._merge(existing, names))
             else:
-                new_lines.append(self._render_from(module, sorted(names), multiline=False))
+                new_lines.append((module, self._render_from(module, sorted(names), multiline=False)))
             self.added += [f"from {module} import {_alias(a, b)}" for a, b in names]
         for module, asname in self.plain:
             text = f"import {module}" + (f" as {asname}" if asname else "")
-            new_lines.append(text)
+            new_lines.append((module, text))
             self.added.append(text)
-        if new_lines:
+        if new_lines and not top:
             at = self._insert_index(top)
-            out.append((at, at, [line + self.newline for line in new_lines]))
+            out.append((at, at, [line + self.newline for _, line in sorted(new_lines, key=self._order)]))
+        elif new_lines:
+            out += self._placed(top, new_lines)
+        return out
+
+    def _order(self, item: tuple[str, str]) -> tuple[int, bool, str]:
+        """isort's order: section, then `import x` before `from x import`, then module name."""
+        module, line = item
+        return self._section(module), line.startswith("from "), module.lstrip(".").lower()
+
+    def _node_order(self, node: ast.stmt) -> tuple[int, bool, str]:
+        if isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            return self._order((module, "from "))
+        return self._order((node.names[0].name, "import "))
+
+    def _section(self, module: str) -> int:
+        top = module.split(".")[0]
+        if module.startswith("."):
+            return 4
+        if top == "__future__":
+            return 0
+        if top in sys.stdlib_module_names:
+            return 1
+        # first party, as isort finds it: a module of the tree being fixed, not an installed one
+        return 3 if self.project.resolve_module(top, self.path) is not None else 2
+
+    def _placed(self, top: list[ast.stmt], new_lines: list[tuple[str, str]]) -> list[tuple[int, int, list[str]]]:
+        """Each new line at its isort position among the existing top-level imports."""
+        groups: dict[int, list[tuple[tuple, str, str]]] = {}  # index -> (order, line, where)
+        for item in sorted(new_lines, key=self._order):
+            order = self._order(item)
+            same = [n for n in top if self._node_order(n)[0] == order[0]]
+            if same:
+                after = next((n for n in same if self._node_order(n) > order), None)
+                at, where = (after.lineno - 1, "in") if after else (max(n.end_lineno for n in same), "in")
+            else:
+                later = [n for n in top if self._node_order(n)[0] > order[0]]
+                at, where = (later[0].lineno - 1, "before") if later else (max(n.end_lineno for n in top), "after")
+            groups.setdefault(at, []).append((order, item[1], where))
+        out = []
+        for at, items in groups.items():
+            lines: list[str] = [""] if items[0][2] == "after" else []
+            for i, (order, line, _) in enumerate(items):
+                if i and items[i - 1][0][0] != order[0]:
+                    lines.append("")  # isort keeps one blank line between sections
+                lines.append(line)
+            if items[-1][2] == "before":
+                lines.append("")
+            out.append((at, at, [line + self.newline for line in lines]))
         return out
 
     def _insert_index(self, top: list[ast.stmt]) -> int:
@@ -150,6 +205,11 @@ class ImportPlan:
         multiline = first != last
         module = "." * node.level + (node.module or "")
         text = head + self._render_from(module, merged, multiline) + tail
+        comment = tail.strip()
+        if not multiline and comment.startswith("#") and len(text.rstrip("\r\n")) > MAX_LINE:
+            # as isort and ruff wrap a line that a comment makes too long: the comment after `(`
+            wrapped = self._render_from(module, merged, multiline=True)
+            text = head + wrapped.replace("(", f"(  {comment}", 1) + tail[len(tail.rstrip("\r\n")):]
         return (first, last + 1, [text])
 
     def _render_from(self, module: str, names: list[tuple[str, str | None]], multiline: bool) -> str:

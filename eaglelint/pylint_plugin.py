@@ -9,15 +9,24 @@ Each rule code becomes one pylint message: the symbol is `<code>-<name>`
 (`egl001-missing-delegation`) and the text starts with the code, so either can be
 searched for. pylint wants ids of the form `E8801`; the letter follows the
 severity and the digits are derived from the code, stable while codes are only added.
+
+pylint visits one file at a time, but a finding depends on other files: a subclass
+elsewhere that inherits the gap ("inherited by YiVLForCausalLM (yivl.py)") and
+decides `entry_class`. So the first file of a models folder has the whole folder
+checked once, as `eaglelint check FOLDER` checks it, and each file is given its own
+findings from that run.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pylint.checkers import BaseRawFileChecker
 
+from .checker import Finding
 from .config import ConfigError
+from .dependents import tree_of
 from .interfaces import load_codes
 from .lint import SettingsFinder, lint
 from .modules import Project
@@ -56,10 +65,11 @@ class EaglelintChecker(BaseRawFileChecker):
     msgs = _messages()
 
     def open(self) -> None:
-        """One module index per pylint run, shared by every file it checks."""
+        """One module index and one run per models folder, shared by every file pylint checks."""
         self._project = Project()
         self._finder = SettingsFinder()
         self._ids = message_ids()
+        self._trees: dict[Path, dict[str, list[Finding]] | ConfigError] = {}
 
     def process_module(self, node) -> None:
         path = getattr(node, "file", None)
@@ -67,13 +77,27 @@ class EaglelintChecker(BaseRawFileChecker):
             return
         if not hasattr(self, "_project"):
             self.open()
-        try:
-            findings = lint([Path(path)], self._finder, self._project, dependents=False).findings
-        except ConfigError as exc:  # shown once per file, as pylint shows a file it cannot parse
-            self.add_message(self._ids["EGL999"], line=1, col_offset=0, args=(f"EGL999 cannot check: {exc}",))
+        found = self._tree_findings(Path(os.path.abspath(path)))
+        if isinstance(found, ConfigError):  # shown once per file, as pylint shows a file it cannot parse
+            self.add_message(self._ids["EGL999"], line=1, col_offset=0, args=(f"EGL999 cannot check: {found}",))
             return
-        for f in findings:
+        for f in found.get(os.path.abspath(path), []):
             self.add_message(self._ids[f.code], line=f.line, col_offset=f.column - 1, args=(f"{f.code} {f.message}",))
+
+    def _tree_findings(self, path: Path) -> dict[str, list[Finding]] | ConfigError:
+        """Findings by file of the models folder holding `path` (outside one: its own folder)."""
+        tree = tree_of(path)
+        paths = [tree] if tree else sorted(path.parent.glob("*.py"))  # never a whole folder outside SGLang's
+        tree = tree or path.parent
+        if tree not in self._trees:
+            try:
+                by_file: dict[str, list[Finding]] = {}
+                for f in lint(paths, self._finder, self._project, dependents=False).findings:
+                    by_file.setdefault(os.path.abspath(f.path), []).append(f)
+                self._trees[tree] = by_file
+            except ConfigError as exc:
+                self._trees[tree] = exc
+        return self._trees[tree]
 
 
 def register(linter) -> None:

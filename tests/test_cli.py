@@ -108,3 +108,12 @@ def test_rules_and_rule_docs():
 
 def test_help_shows_examples():
     assert "Examples:" in run("check", "--help").stdout
+
+
+def test_text_output_explains_entry_class_in_a_legend():
+    marked = run("check", MODELS / "wrapper_plain_assign.py", env={"NO_COLOR": "1"}).stdout
+    assert "(EntryClass)" in marked
+    legend = [line for line in marked.splitlines() if line.startswith("(EntryClass):")]
+    assert len(legend) == 1 and "EntryClass" in legend[0][len("(EntryClass):"):]
+    plain = run("check", MODELS / "unresolved_wrapped.py", "--select", "EGL010", env={"NO_COLOR": "1"}).stdout
+    assert ("(EntryClass):" in plain) == (" (EntryClass)" in plain.replace("(EntryClass):", ""))

@@ -8,7 +8,7 @@ from importlib import resources
 
 import jsonschema
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, REPO
 from test_cli import run
 
 from eaglelint.interfaces import load_codes
@@ -150,3 +150,37 @@ def test_output_file_holds_the_report_and_stdout_stays_empty(tmp_path):
     done = run("check", "--output-format", "json", "-o", out, MODELS / "wrapper_plain_assign.py")
     assert done.returncode == 1 and done.stdout == ""
     assert len(json.loads(out.read_text())) == 3
+
+
+def test_readme_workflow_uploads_the_sarif_file_its_check_step_writes():
+    import yaml  # pre-commit's own dependency
+
+    section = (REPO / "README.md").read_text().split("## Output formats", 1)[1].split("\n## ", 1)[0]
+    workflow = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+    steps = workflow["jobs"]["eaglelint"]["steps"]
+    check = next(s["run"] for s in steps if "eaglelint check" in s.get("run", ""))
+    args = check.split()
+    assert args[args.index("--output-format") + 1] == "sarif" and "--exit-zero" in args
+    written = args[args.index("--output-file") + 1]
+    upload = next(s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif@"))
+    assert upload["with"]["sarif_file"] == written
+    assert workflow["permissions"]["security-events"] == "write"
+    installs = [s["run"] for s in steps if "install" in s.get("run", "")]
+    assert installs and all(f"@v{version()}" in line for line in installs)
+
+
+def version() -> str:
+    import tomllib
+
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+
+
+def test_readme_names_the_release_tag_for_pre_commit_and_installers():
+    import yaml
+
+    readme = (REPO / "README.md").read_text()
+    snippet = readme.split("## Use in an SGLang fork", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert {repo["rev"] for repo in yaml.safe_load(snippet)["repos"]} == {f"v{version()}"}
+    install = readme.split("## Install\n", 1)[1].split("\n## ", 1)[0]
+    assert "pipx install git+" in install and "uv tool install git+" in install
+    assert install.count(f"@v{version()}") >= 2

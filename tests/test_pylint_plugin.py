@@ -91,3 +91,41 @@ def test_a_bad_config_is_a_message_not_a_crash(tmp_path):
     messages = pylint(models / "wrapper_plain_assign.py")
     assert [m["symbol"] for m in messages] == ["egl999-unreadable-file"]
     assert "selct" in messages[0]["message"]
+
+
+def test_a_subclass_in_another_file_is_seen_as_check_sees_it(tmp_path):
+    """The gap is reported at the base, naming the subclass in another file that inherits
+    it and is the module's EntryClass, whether pylint is given the folder or one file."""
+    models = tmp_path / "sglang" / "srt" / "models"
+    models.mkdir(parents=True)
+    for name in ("base_llm.py", "derived_llm.py"):
+        (models / name).write_text((CHECK / name).read_text())
+    wrapper = (CHECK / "wrapper_plain_assign.py").read_text()
+    (models / "wrapper_plain_assign.py").write_text(wrapper.split("EntryClass")[0])
+    (models / "child_vlm.py").write_text(
+        "from sglang.srt.models.wrapper_plain_assign import PlainWrapperForConditionalGeneration\n\n\n"
+        "class ChildVLM(PlainWrapperForConditionalGeneration):\n    pass\n\n\nEntryClass = ChildVLM\n")
+    cli = subprocess.run([sys.executable, "-m", "eaglelint", "check", "--output-format", "json", models],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    rows = json.loads(cli.stdout)
+    assert rows and all(r["entry_class"] and "ChildVLM" in r["message"] for r in rows)
+    expected = {(Path(r["path"]).name, r["line"], r["code"], r["message"]) for r in rows}
+    for given in (models, models / "wrapper_plain_assign.py"):
+        messages = [m for m in pylint(given, cwd=tmp_path) if m["symbol"].startswith("egl")]
+        assert {(Path(m["path"]).name, m["line"], m["message"].split(" ", 1)[0], m["message"].split(" ", 1)[1])
+                for m in messages} == expected
+
+
+def test_readme_pylint_command_reports_only_eaglelint_messages(tmp_path):
+    models = tmp_path / "python" / "sglang" / "srt" / "models"
+    models.mkdir(parents=True)
+    for name in ("base_llm.py", "derived_llm.py", "wrapper_plain_assign.py"):
+        (models / name).write_text((CHECK / name).read_text())
+    readme = (REPO / "README.md").read_text().split("## pylint plugin", 1)[1]
+    command = next(line.strip() for line in readme.splitlines() if line.strip().startswith("pylint "))
+    assert "--disable=all" in command and "--enable=eaglelint" in command
+    args = command.split()[1:]
+    done = subprocess.run([sys.executable, "-m", "pylint", *args], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    messages = [line for line in done.stdout.splitlines() if line.startswith("python/")]
+    assert len(messages) == 3 and all("egl00" in line for line in messages), done.stdout

@@ -19,7 +19,7 @@ from .checker import display_path
 from .config import ConfigError, check_attributes, check_codes, check_interfaces, check_severities, split_flag
 from .delegation import STYLES
 from .discover import checkout_models_dir, installed_models_dir
-from .fix_run import plan, print_fix_commands, print_fixed, print_left, write_plan
+from .fix_run import plan, plural, print_fix_commands, print_fixed, print_left, write_plan
 from .info_commands import interfaces_cmd, rule_cmd, rules_cmd
 from .lint import LintResult, SettingsFinder, lint
 from .modules import Project
@@ -205,18 +205,21 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
     """
     if write_baseline and baseline is None:
         raise UsageProblem("--write-baseline needs --baseline FILE")
-    finder = _finder(opts, report_unused_suppressions=report_unused_suppressions,
-                     baseline=None if write_baseline else baseline)
+    if write_baseline and not baseline.exists():
+        write_baseline_file(baseline, [])  # the config may name it too: an empty one holds nothing yet
+    finder = _finder(opts, report_unused_suppressions=report_unused_suppressions, baseline=baseline)
     targets = _paths(paths, installed=not (apply_fixes or add_noqa))
     progress = progress_bar if wants_progress(quiet, output_format) and not output_file else None
     project = make_project(opts["no_cache"], opts["cache_dir"])
     result = run_lint(targets, finder, project, progress, opts["jobs"])
     if write_baseline:
         count = write_baseline_file(baseline, result.findings + result.baselined)
-        click.echo(f"Wrote {count} finding{'s' if count != 1 else ''} to the baseline {baseline}.", err=True)
+        click.echo(f"Wrote {plural(count, 'finding')} to the baseline {baseline}.", err=True)
         sys.exit(0)
     if add_noqa is not None:
-        sys.exit(_add_noqa(result, targets, add_noqa))
+        added, files = add_noqa_comments(result.findings, targets, add_noqa)
+        click.echo(f"Added {plural(added, 'noqa directive')} in {plural(files, 'file')}.")
+        sys.exit(0)
     if apply_fixes:
         console = Console(soft_wrap=True, stderr=output_format != "text" or bool(output_file))
         written = write_plan(plan(result, project, targets), console)
@@ -225,15 +228,6 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
     with open_output(output_file) as out:
         write_report(result.findings, output_format, out, quiet=quiet, statistics_only=statistics)
     sys.exit(0 if exit_zero or not result.failing else 1)
-
-
-def _add_noqa(result: LintResult, roots: list[Path], reason: str) -> int:
-    try:
-        added, files = add_noqa_comments(result.findings, roots, reason)
-    except ConfigError as exc:
-        raise ConfigProblem(str(exc)) from None
-    click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''} in {files} file{'s' if files != 1 else ''}.")
-    return 0
 
 
 @cli.command()
@@ -299,6 +293,9 @@ def main() -> None:
         sys.exit(2)
     except click.ClickException as exc:
         exc.show()
+        sys.exit(2)
+    except ConfigError as exc:  # a baseline or noqa comment that cannot be written: one line
+        click.echo(f"Error: {exc}", err=True)
         sys.exit(2)
     except (KeyboardInterrupt, BrokenPipeError):
         sys.exit(2)

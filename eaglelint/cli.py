@@ -181,13 +181,14 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--fix", "apply_fixes", is_flag=True, help="Write the fixes first (as `eaglelint fix --write`), "
               "then report what is left.")
 @click.option("--show-fixes", is_flag=True, help="With --fix, list each member added.")
-@click.option("--add-noqa", is_flag=False, flag_value=DEFAULT_REASON, default=None, metavar="[REASON]",
-              help="Add a `# noqa: CODE -- REASON` comment for every finding, in the given files.")
+@click.option("--add-noqa", is_flag=True, help="Add a `# noqa: CODE -- REASON` comment for every finding, "
+              "in the given files.")
+@click.option("--noqa-reason", default=DEFAULT_REASON, metavar="TEXT", help="The REASON --add-noqa writes.")
 @click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Do not report the findings FILE holds (see --write-baseline).")
 @click.option("--write-baseline", is_flag=True, help="Record every current finding in the --baseline FILE.")
 def check(output_format, output_file, quiet, statistics, exit_zero, report_unused_suppressions, apply_fixes,
-          show_fixes, add_noqa, baseline, write_baseline, paths, **opts):
+          show_fixes, add_noqa, noqa_reason, baseline, write_baseline, paths, **opts):
     """Report wrapper classes that lack interface methods their wrapped model has.
 
     PATH is a file or a folder (searched for *.py). With no PATH, this checkout's
@@ -216,10 +217,12 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
         count = write_baseline_file(baseline, result.findings + result.baselined)
         click.echo(f"Wrote {plural(count, 'finding')} to the baseline {baseline}.", err=True)
         sys.exit(0)
-    if add_noqa is not None:
-        added, files = add_noqa_comments(result.findings, targets, add_noqa)
+    if add_noqa:
+        added, files, failed = add_noqa_comments(result.findings, targets, noqa_reason.strip())
+        for problem in failed:
+            click.echo(problem, err=True)
         click.echo(f"Added {plural(added, 'noqa directive')} in {plural(files, 'file')}.")
-        sys.exit(0)
+        sys.exit(1 if failed else 0)
     if apply_fixes:
         console = Console(soft_wrap=True, stderr=output_format != "text" or bool(output_file))
         written = write_plan(plan(result, project, targets), console)

@@ -17,7 +17,6 @@ from collections import defaultdict
 from pathlib import Path
 
 from .checker import Finding
-from .config import ConfigError
 from .fix import FileFix, FixError, write_fix
 from .sources import SourceError, read_source, split_lines
 from .suppressions import comments_and_spans, noqa_in
@@ -26,8 +25,9 @@ DEFAULT_REASON = "existing gap, recorded by eaglelint check --add-noqa"
 BOM = b"\xef\xbb\xbf"
 
 
-def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -> tuple[int, int]:
-    """(directives added, files written); ConfigError for a file that could not be written."""
+def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -> tuple[int, int, list[str]]:
+    """(directives added, files written, why each file that could not be written was not);
+    one file that cannot be written does not stop the others."""
     inside = [os.path.realpath(r) for r in roots]
     by_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
@@ -35,14 +35,19 @@ def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -
         if f.class_name and any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in inside):
             by_file[os.path.abspath(f.path)].append(f)
     added = files = 0
+    failed = []
     for path, items in sorted(by_file.items()):
+        if Path(path).is_symlink():  # as fix: writing would replace the link with a file
+            failed.append(f"{items[0].path}: is a symbolic link; eaglelint does not rewrite through links")
+            continue
         try:
             count = _add_to_file(Path(path), items, reason)
         except (SourceError, FixError, SyntaxError) as exc:
-            raise ConfigError(f"{path}: noqa comments not written: {exc}") from None
+            failed.append(f"{items[0].path}: noqa comments not written: {exc}")
+            continue
         added += count
         files += bool(count)
-    return added, files
+    return added, files, failed
 
 
 def _add_to_file(path: Path, findings: list[Finding], reason: str) -> int:

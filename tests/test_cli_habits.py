@@ -135,7 +135,7 @@ def test_eaglelint_toml_beside_pyproject_wins(fork, name):
 
 def test_add_noqa_writes_a_suppression_with_a_reason_and_the_next_run_is_clean(fork):
     path = fork / LAYOUT / WRAPPER
-    done = run("check", "--add-noqa", "vision tower only", fork / LAYOUT)
+    done = run("check", "--add-noqa", "--noqa-reason", "vision tower only", fork / LAYOUT)
     assert done.returncode == 0 and "Added 2 noqa directives in 1 file" in done.stdout
     line = path.read_text().splitlines()[7]
     assert line.startswith("class PlainWrapperForConditionalGeneration")
@@ -222,3 +222,12 @@ def test_no_path_outside_a_checkout_checks_the_installed_package_but_never_fixes
     refused = run("fix", "--write", cwd=tmp_path / "elsewhere", env=env)
     assert refused.returncode == 2 and "pass the folder" in refused.stderr
     assert (installed / "sglang/srt/models" / WRAPPER).read_bytes() == before
+
+
+def test_add_noqa_names_a_file_it_will_not_write_and_goes_on(fork):
+    models = fork / LAYOUT
+    (models / "linked.py").symlink_to(models / WRAPPER)
+    done = run("check", "--add-noqa", models)
+    assert done.returncode == 1 and "linked.py" in done.stderr and "symbolic link" in done.stderr
+    assert (models / "linked.py").is_symlink()
+    assert "# noqa: EGL001, EGL002" in (models / WRAPPER).read_text()

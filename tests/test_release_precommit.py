@@ -153,7 +153,7 @@ def test_rejected_commit_prints_a_fix_command_that_works(tmp_path, hook_repo, ho
 
 def test_add_noqa_then_the_whole_tree_passes_and_commits_go_through(tmp_path, hook_repo, home):
     fork = make_fork(tmp_path, hook_repo, home)
-    done = eaglelint("check", "--add-noqa", "known gap", MODELS, cwd=fork)
+    done = eaglelint("check", "--add-noqa", "--noqa-reason", "known gap", MODELS, cwd=fork)
     assert done.returncode == 0 and "Added " in done.stdout, done.stdout + done.stderr
     git("add", "-A", cwd=fork)
     everything = precommit("run", "eaglelint", "--all-files", cwd=fork, env=home)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .checker import Finding
-from .delegation import Delegation, NotFixable, render
+from .delegation import DEFAULT_STYLE, Delegation, NotFixable, render
 from .imports import ImportPlan
 from .interfaces import load_interfaces
 from .modules import Project
@@ -61,7 +61,7 @@ def _method_order() -> dict[str, int]:
     return order
 
 
-def plan_fixes(findings: list[Finding], project: Project, style: str = "guard",
+def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_STYLE,
                roots: list[Path] | None = None) -> FixPlan:
     """Edits for the fixable findings. With `roots`, only files inside them (after
     resolving symbolic links) are edited: a link must not lead a fix out of the tree."""
@@ -218,7 +218,7 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
         drop_return = True
     returns_value = any(m.returns_value for i in load_interfaces().values() for m in i.methods if m.name == f.method)
     delegation = Delegation(qualname.split(".")[-1], f.wrapper_attribute or "language_model", method,
-                            returns_value, style, frozenset(drop), drop_return)
+                            returns_value, style, frozenset(drop), drop_return, f.every_candidate)
     lines = render(delegation, indent, step)
     for p in method.params:
         if p.default:

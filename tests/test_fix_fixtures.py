@@ -68,14 +68,18 @@ def test_diff_mode_changes_nothing_and_prints_unified_diff(tmp_path):
     assert b"+++ b/wrapper.py" in done.stdout and b"+    def get_embed_and_head" in done.stdout
 
 
-def test_style_plain_and_raise(tmp_path):
-    work = copy_case(FIXTURES / "fix" / "plain_setter", tmp_path)
+def test_style_plain_never_checks_and_guard_is_silent_only_by_name(tmp_path):
+    """held_class_varies: one candidate lacks the capture hook. The default raises
+    (its expected file); plain calls unchecked; guard, asked for by name, skips silently."""
+    work = copy_case(FIXTURES / "fix" / "held_class_varies", tmp_path)
     eaglelint("fix", "--write", "--style", "plain", ".", cwd=work)
     text = (work / "wrapper.py").read_text()
-    assert "hasattr" not in text and "self.language_model.set_eagle3_layers_to_capture(layer_ids)" in text
-    work2 = copy_case(FIXTURES / "fix" / "plain_setter", tmp_path / "b")
-    eaglelint("fix", "--write", "--style", "raise", ".", cwd=work2)
-    assert "raise AttributeError" in (work2 / "wrapper.py").read_text()
+    assert "hasattr" not in text and "        self.language_model.set_eagle3_layers_to_capture(layer_ids)" in text
+    work2 = copy_case(FIXTURES / "fix" / "held_class_varies", tmp_path / "b")
+    eaglelint("fix", "--write", "--style", "guard", ".", cwd=work2)
+    text = (work2 / "wrapper.py").read_text()
+    assert 'if hasattr(self.language_model, "set_eagle3_layers_to_capture"):' in text
+    assert "raise AttributeError" not in text
 
 
 def test_fix_keeps_permission_bits(tmp_path):

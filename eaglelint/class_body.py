@@ -78,8 +78,55 @@ def late_members(stmts: list[ast.stmt]) -> dict[str, list[tuple[int, str]]]:
     return out
 
 
+def returns_argument_unchanged(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A decorator that hands its class back untouched (a registry's `register(cls)`):
+    every return gives back the first parameter, and nothing sets an attribute on it."""
+    params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+    if not params:
+        return False
+    first = params[0]
+    returns = False
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Return):
+            if not (isinstance(node.value, ast.Name) and node.value.id == first):
+                return False
+            returns = True
+        elif _changes_a_class(node):
+            return False
+    return returns
+
+
+def _changes_a_class(node: ast.AST) -> bool:
+    if isinstance(node, ast.Attribute):
+        return isinstance(node.ctx, (ast.Store, ast.Del))
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "type")
+
+
 def star_module(node: ast.Import | ast.ImportFrom) -> str | None:
     """The module of a `from m import *`, spelled as written (leading dots kept)."""
     if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
         return "." * node.level + (node.module or "")
     return None
+
+
+def bound_in_class(node: ast.ClassDef) -> dict[str, int]:
+    """Every name the class body binds when it runs (under if/else/try/with too: a def, an
+    assignment, an import), and every `self.X = ...` in its methods: name -> line. A
+    generated member must never replace any of them."""
+    out: dict[str, int] = {}
+    for stmt in class_statements(node.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.setdefault(stmt.name, stmt.lineno)
+            if not isinstance(stmt, ast.ClassDef):
+                for sub in ast.walk(stmt):
+                    if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) \
+                            and isinstance(sub.value, ast.Name) and sub.value.id == "self":
+                        out.setdefault(sub.attr, sub.lineno)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                out.setdefault((alias.asname or alias.name).split(".")[0], stmt.lineno)
+        else:
+            for sub in ast.walk(stmt):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    out.setdefault(sub.id, stmt.lineno)
+    return out

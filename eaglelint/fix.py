@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .checker import Finding
+from .class_body import bound_in_class
 from .delegation import DEFAULT_STYLE, Delegation, NotFixable, render
 from .imports import ImportPlan
 from .interfaces import load_interfaces
@@ -78,7 +79,7 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
         elif f.fixable and f.method:
             by_file.setdefault(os.path.abspath(f.path), []).append(f)
         else:
-            plan.left.append((f, f"{f.message} (no automatic fix for {f.code})"))
+            plan.left.append((f, f.fix_refusal or f"{f.message} (no automatic fix for {f.code})"))
     for path, items in sorted(by_file.items()):
         try:
             fix = _plan_file(Path(path), items, project, style, plan.left)
@@ -148,16 +149,17 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
             continue
         indent, step = _indentation(lines, node)
         methods: list[str] = []
-        seen = set(wrapper_mod.classes[qualname].methods) if qualname in wrapper_mod.classes else set()
+        seen = bound_in_class(node)
         for f in sorted(items, key=lambda f: order.get(f.method, 99)):
             if f.method in seen:
+                left.append((f, f"{qualname} already binds {f.method} (line {seen[f.method]}); not overridden"))
                 continue
             try:
                 text = _render_one(f, project, imports, style, indent, step, qualname)
             except NotFixable as exc:
                 left.append((f, str(exc)))
                 continue
-            seen.add(f.method)
+            seen[f.method] = node.lineno
             methods += [""] + text
             added.append((qualname, f.method))
         if methods:

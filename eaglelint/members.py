@@ -10,7 +10,7 @@ be a false finding and "present" a missed gap, so the answer is `Unknown(why)`.
 from __future__ import annotations
 
 from .forwarding import forwarded
-from .resolve import ClassEntity, Resolver, Unknown
+from .resolve import ClassEntity, FunctionEntity, Resolver, Unknown
 
 # class decorators that add no methods to a class
 HARMLESS_DECORATORS = frozenset({"dataclass", "final", "runtime_checkable", "total_ordering"})
@@ -41,12 +41,24 @@ def presence(resolver: Resolver, cls: ClassEntity, name: str, attr: str) -> bool
         if added:
             line, how = added[0]
             return Unknown(f"{how} after its body (line {line}), which may add {name}")
-        odd = [d for d in info.decorators if d.split("(")[0].split(".")[-1].strip() not in HARMLESS_DECORATORS]
+        odd = [d for d in info.decorators if not _harmless(resolver, c, d)]
         if odd:
             return Unknown(f"{c.qualname} is decorated with @{odd[0]}, which may add {name}")
     if outcome[0] == "unknown":
         return Unknown(f"cannot tell whether its __getattr__ forwards {name}: {outcome[1]}")
     return False
+
+
+def _harmless(resolver: Resolver, cls: ClassEntity, decorator: str) -> bool:
+    """A decorator known to add no methods, or one in the scanned tree that returns the
+    class untouched."""
+    if decorator.split("(")[0].split(".")[-1].strip() in HARMLESS_DECORATORS:
+        return True
+    if not decorator.isidentifier():
+        return False
+    found = resolver.lookup(cls.path, decorator)
+    functions = [resolver.function(f) if isinstance(f, FunctionEntity) else None for f in found]
+    return bool(functions) and all(f is not None and f.keeps_argument for f in functions)
 
 
 def forwards_some(resolver: Resolver, cls: ClassEntity, attr: str, names: list[str]) -> bool:

@@ -13,7 +13,7 @@ import ast
 import contextlib
 from dataclasses import dataclass, field
 
-from .class_body import class_statements, dotted, late_members, star_module
+from .class_body import class_statements, dotted, late_members, returns_argument_unchanged, star_module
 from .exprs import MAX_EXPANSION, expression_refs
 from .forwarding import Node, compile_getattr, string_set
 from .refs import Ref
@@ -42,6 +42,7 @@ class FunctionInfo:
     # Free names that the signature (annotations, defaults) uses: a fix that copies
     # the signature into another file must import them there.
     signature_names: tuple[str, ...] = ()
+    keeps_argument: bool = False  # returns its first argument untouched (a harmless class decorator)
 
 
 @dataclass(frozen=True)
@@ -254,6 +255,7 @@ class _Summarizer:
             return_annotation=self.lines.segment(fn.returns),
             is_async=isinstance(fn, ast.AsyncFunctionDef),
             signature_names=tuple(sorted(names)),
+            keeps_argument=returns_argument_unchanged(fn),
         )
 
     def params(self, a: ast.arguments) -> tuple[tuple[Param, ...], set[str]]:

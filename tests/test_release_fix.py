@@ -1,6 +1,7 @@
 """`eaglelint fix --write` on copies of real SGLang releases."""
 
 import __future__
+
 import ast
 import difflib
 import json
@@ -107,7 +108,7 @@ def _wrapper_class(path: Path, cls: str) -> type:
             text = ast.get_source_segment(source, fn, padded=True)
             code = compile(text.replace("\n" + " " * fn.col_offset, "\n").lstrip(), str(path), "exec",
                            flags=__future__.annotations.compiler_flag, dont_inherit=True)
-            exec(code, namespace)  # noqa: S102 - our own generated methods and SGLang's, on plain objects
+            exec(code, namespace)  # our generated methods and SGLang's own, run on plain objects
     return type(cls, (), {name: namespace[name] for name in EAGLE3})
 
 

@@ -5,7 +5,6 @@ AttributeError when the held object lacks the member. Plain Python, no torch."""
 import importlib
 import shutil
 import sys
-from pathlib import Path
 
 import pytest
 from conftest import FIXTURES

@@ -107,7 +107,7 @@ def _judge(run: Run, cls: ClassEntity, attr: str, methods: list[InterfaceMethod]
         has = presence(resolver, cls, method.name, attr)
         if has is True:
             continue
-        provider = _provider(resolver, classes, method.name, method.kind != "method")
+        provider = _provider(resolver, classes, method.name)
         if provider is None:
             continue
         wrapped, member = provider
@@ -119,8 +119,7 @@ def _judge(run: Run, cls: ClassEntity, attr: str, methods: list[InterfaceMethod]
             continue
         inheriting = [(s, e) for s, e in subs if presence(resolver, s, method.name, attr) is not True]
         entry = info.name in mod.entry_classes or any(e for _, e in inheriting)
-        every = not reasons and all(_provider(resolver, [c], method.name, method.kind != "method")
-                                    for c in classes)
+        every = not reasons and all(_provider(resolver, [c], method.name) for c in classes)
         finding = _finding(path, info, attr, method, wrapped, member, _labels(cls, inheriting), entry)
         out.append(replace(finding, every_candidate=every,
                            fix_refusal=_fix_refusal(resolver, cls, method, member)))
@@ -149,15 +148,14 @@ def _fix_refusal(resolver: Resolver, wrapper: ClassEntity, method: InterfaceMeth
     return None
 
 
-def _provider(resolver: Resolver, classes: list[ClassEntity], name: str,
-              instance_attrs: bool = False) -> tuple[ClassEntity, Member] | None:
-    """The first candidate that has `name`; for attributes and properties, an instance
-    attribute set in a method (`self.capture_aux_hidden_states = False`) counts too."""
+def _provider(resolver: Resolver, classes: list[ClassEntity], name: str) -> tuple[ClassEntity, Member] | None:
+    """The first candidate that has `name`; a member bound per instance in a method
+    (`self.capture_aux_hidden_states = False`, `self.get_embed_and_head = ...`) counts too."""
     for cls in classes:
         member = resolver.find_member(cls, name)
         if member is not None:
             return cls, member
-    for cls in classes if instance_attrs else ():
+    for cls in classes:
         for owner in resolver.mro(cls):
             assigns = resolver.info(owner).self_assigns.get(name)
             if assigns:

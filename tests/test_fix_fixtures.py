@@ -127,3 +127,16 @@ def test_edit_that_would_not_parse_is_not_planned(tmp_path, monkeypatch):
     plan = _plan(work)
     assert plan.files == []
     assert plan.left and all("would not parse" in why for _, why in plan.left)
+
+
+def test_fix_never_overrides_a_binding_even_when_check_misses_it(tmp_path, monkeypatch):
+    """already_bound has each member in another form. Made to believe they are absent,
+    check reports all three: fix still writes none and says why."""
+    from eaglelint import wrapper_check
+
+    work = copy_case(FIXTURES / "fix" / "already_bound", tmp_path)
+    monkeypatch.setattr(wrapper_check, "presence", lambda *args: False)
+    plan = _plan(work)
+    assert plan.files == []
+    assert sorted(f.method for f, why in plan.left if "already binds" in why) == [
+        "get_embed_and_head", "set_eagle3_layers_to_capture", "set_embed_and_head"]

@@ -65,6 +65,7 @@ class ClassInfo:
     # what `__getattr__` does with each name (forwarding.py), None without one
     getattr_forwards: Node | None = None
     decorators: tuple[str, ...] = ()
+    header_keywords: bool = False  # `class W(Base, metaclass=M)`: a fix cannot append a base there
 
 
 @dataclass
@@ -170,6 +171,7 @@ class _Summarizer:
             bases=tuple(r for b in node.bases for r in self.refs(b.value if isinstance(b, ast.Subscript) else b,
                                                                   None)),
             decorators=tuple(self.lines.segment(d) or "" for d in node.decorator_list),
+            header_keywords=bool(node.keywords),
         )
         self.mod.classes[qualname] = info
         stmts = class_statements(node.body)  # also under class-body if/else/try/with, not TYPE_CHECKING

@@ -49,6 +49,13 @@ def _aux_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]], c
     return out
 
 
+def _header_refusal(info) -> str | None:
+    """Why vllm_fix.py cannot append the marker to this class header, or None."""
+    if not info.bases or info.header_keywords:
+        return "the class has no bases, or keyword arguments in its header; add the base by hand"
+    return None
+
+
 def _marker_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]], iface: Interface) -> list[Finding]:
     """vLLM wrappers whose language model lists the marker protocol while they do not."""
     out = []
@@ -79,5 +86,5 @@ def _marker_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]]
                 f"{via}, {where}) does; vLLM's supports_eagle3() refuses the wrapper for EAGLE-3. Add "
                 f"{iface.marker} to its bases (eaglelint fix)",
                 wrapped_path=display_path(lister.path), wrapped_line=resolver.info(lister).line,
-                provider_class=lister.qualname, **common))
+                provider_class=lister.qualname, fix_refusal=_header_refusal(info), **common))
     return out

@@ -13,6 +13,7 @@ severity and the digits are derived from the code, stable while codes are only a
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pylint.checkers import BaseRawFileChecker
@@ -73,6 +74,8 @@ class EaglelintChecker(BaseRawFileChecker):
             self.add_message(self._ids["EGL999"], line=1, col_offset=0, args=(f"EGL999 cannot check: {exc}",))
             return
         for f in findings:
+            if os.path.abspath(f.path) != os.path.abspath(path):
+                continue  # a module only a resolution reached: pylint reports it when it lints that file
             self.add_message(self._ids[f.code], line=f.line, col_offset=f.column - 1, args=(f"{f.code} {f.message}",))
 
 

@@ -160,8 +160,10 @@ def _deps_unchanged(project: Project, deps: list[tuple[str, str]]) -> bool:
 def wrapper_assignment_pattern(attrs: tuple[str, ...]) -> re.Pattern[bytes]:
     """Bytes test for `self.<attr> =` / `self.<attr>: T`: files without it cannot hold a wrapper."""
     names = b"|".join(re.escape(a.encode()) for a in attrs)
-    # `self.language_model, self.vision = ...` too: a comma after it may start a tuple target
-    return re.compile(rb"self\s*\.\s*(?:" + names + rb")\s*(?::|=(?!=)|,)")
+    # `self.language_model, self.vision = ...` too: a line that starts with it, a comma and
+    # then an `=` on that line (a call argument on a line of its own has no `=` after it)
+    return re.compile(rb"self\s*\.\s*(?:" + names + rb")\s*(?::|=(?!=))|^[ \t]*self\s*\.\s*(?:" + names
+                      + rb")\s*,[^\n=(]*=(?!=)", re.MULTILINE)
 
 
 def file_error(path: Path, reason: str) -> Finding:

@@ -148,3 +148,10 @@ def test_documented_good_example_is_clean_of_its_code_and_analysed(rule, tmp_pat
 
 def test_every_rule_documents_both_examples():
     assert {c.code for c in CODES} == set(load_codes())
+
+
+def test_rule_command_says_what_the_guard_style_masks():
+    done = subprocess.run([sys.executable, "-m", "eaglelint", "rule", "EGL001"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    assert done.returncode == 0
+    assert "--style guard" in done.stdout and "masks the missing capture hook" in done.stdout

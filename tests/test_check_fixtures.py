@@ -116,3 +116,16 @@ def test_unparsable_module_reached_by_resolution_is_the_reason_and_is_reported()
         ("wrapper_broken_import.py", "EGL010"), ("broken_lm.py", "EGL999")}
     unresolved = next(f for f in found if f.code == "EGL010")
     assert "broken_lm.py cannot be parsed" in unresolved.message
+
+
+def test_file_whose_only_assignment_is_a_tuple_target_is_checked(tmp_path):
+    source = (TREE / "sglang/srt/models/wrapper_tuple_and_closure.py").read_text()
+    start = source.index("class TupleTargetWrapper")
+    only = source[:source.index("def build_models")] + source[start:source.index("class UnpackedCallWrapper")]
+    models = tmp_path / "sglang/srt/models"
+    models.mkdir(parents=True)
+    (models / "base_llm.py").write_text((TREE / "sglang/srt/models/base_llm.py").read_text())
+    (models / "tuple_only.py").write_text(only)
+    found = check_files(sorted(models.glob("*.py")), CheckOptions(tuple(select_interfaces(None)))).findings
+    assert {(f.class_name, f.method) for f in found} == {
+        ("TupleTargetWrapper", m) for m in ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head")}

@@ -240,8 +240,10 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
               help="Only print a unified diff (the default without --write); exit 1 if it is not empty.")
 @click.option("--show-fixes", is_flag=True, help="With --write, list each member added.")
 @click.option("--style", type=click.Choice(STYLES), default=None,
-              help="guard (default): hasattr guard, raising AttributeError where a value is returned; "
-                   "raise: guard that always raises; plain: call without a guard. Overrides [tool.eaglelint.fix].")
+              help="raise (default): a plain call where every class the wrapper may hold has the member, "
+                   "else a check that raises AttributeError naming the wrapper, member and held class; "
+                   "plain: always a plain call; guard: skips the call silently when the held model lacks "
+                   "the method (masks a missing capture hook). Overrides [tool.eaglelint.fix].")
 def fix(write, show_diff, show_fixes, style, paths, **opts):
     """Write delegating methods for every fixable finding.
 

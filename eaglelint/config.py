@@ -17,7 +17,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .delegation import STYLES
+from .delegation import DEFAULT_STYLE, STYLES
 from .interfaces import load_codes, load_interfaces
 
 DEFAULT_WRAPPER_ATTRIBUTES = ("language_model",)
@@ -41,7 +41,7 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     interfaces: tuple[str, ...] = ()
     wrapper_attributes: tuple[str, ...] = DEFAULT_WRAPPER_ATTRIBUTES
-    style: str = "guard"
+    style: str = DEFAULT_STYLE
     dependents: bool = True
     report_unused_suppressions: bool = False
     fail_on: tuple[str, ...] = DEFAULT_FAIL_ON
@@ -185,7 +185,7 @@ def _fix_table(value, problem: str) -> str:
     unknown = set(value) - {"style"}
     if unknown:
         raise ConfigError(f"{problem}: unknown key {sorted(unknown)[0]!r} (known: style)")
-    style = value.get("style", "guard")
+    style = value.get("style", DEFAULT_STYLE)
     if style not in STYLES:
         raise ConfigError(f"{problem}.style: must be one of {', '.join(STYLES)}, not {style!r}")
     return style

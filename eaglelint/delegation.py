@@ -3,6 +3,14 @@
 Why the real signature: the engine calls these methods positionally and by keyword
 (`set_eagle3_layers_to_capture(layer_ids)`, `set_eagle3_layers_to_capture()`), so the
 delegate must accept exactly what the wrapped method accepts and pass it on unchanged.
+
+Why the default style never goes silent: the engine asks the wrapper whether it has a
+capture hook before it starts EAGLE-3. A delegation that quietly does nothing when the
+held model lacks the method (a wrapper that may hold InternLM2, which has none) turns
+a clear launch failure into a draft model running on the wrong hidden states. So a
+delegation is a plain call where every class the wrapper may hold provides the member,
+and otherwise checks and raises an AttributeError that names the wrapper, the member
+and the class actually held. The silent `guard` form exists only when asked for by name.
 """
 
 from __future__ import annotations
@@ -12,8 +20,11 @@ from dataclasses import dataclass
 
 from .summary import FunctionInfo, Param
 
-STYLES = ("guard", "raise", "plain")
+STYLES = ("raise", "plain", "guard")
+DEFAULT_STYLE = "raise"
 MAX_LINE = 88
+# decorators of a wrapped member that a delegating instance method cannot stand in for
+_REFUSED_KINDS = ("classmethod", "staticmethod", "accessor", "abstractmethod")
 
 
 class NotFixable(Exception):
@@ -26,9 +37,10 @@ class Delegation:
     attr: str
     method: FunctionInfo
     returns_value: bool
-    style: str = "guard"
+    style: str = DEFAULT_STYLE
     drop_annotations: frozenset[str] = frozenset()  # params whose annotation cannot be imported
     drop_return_annotation: bool = False
+    every_candidate: bool = True  # every class the attribute may hold provides the member
 
 
 def _one_line(text: str | None) -> str | None:
@@ -97,13 +109,24 @@ def _decorator_kind(method: FunctionInfo) -> str | None:
     return None
 
 
+def refusal(method: FunctionInfo) -> str | None:
+    """Why no delegation can be written for this wrapped method, or None.
+
+    The checker asks this too, so that a finding says `fixable` only where fix writes it."""
+    kind = _decorator_kind(method)
+    if kind in _REFUSED_KINDS:
+        return f"the wrapped {method.name} is a {kind}; delegate it by hand"
+    return None
+
+
 def render(d: Delegation, indent: str, step: str) -> list[str]:
     """Lines (no line endings) of the delegating method, at class-body indentation `indent`."""
     if d.style not in STYLES:
         raise NotFixable(f"unknown fix style {d.style!r}")
+    why = refusal(d.method)
+    if why is not None:
+        raise NotFixable(why)
     kind = _decorator_kind(d.method)
-    if kind in ("classmethod", "staticmethod", "accessor", "abstractmethod"):
-        raise NotFixable(f"the wrapped {d.method.name} is a {kind}; delegate it by hand")
     name, target = d.method.name, f"self.{d.attr}"
     body = indent + step
     if kind == "property":
@@ -116,18 +139,28 @@ def render(d: Delegation, indent: str, step: str) -> list[str]:
     lines = _def_lines(prefix, name, signature_parts(d), ret, indent, step)
     returns = d.returns_value or d.method.returns_value
     lead = "return " if returns else ""
-    missing = f'"{d.wrapper}.{d.attr} does not provide {name}()"'
-    if d.style == "plain":
+    if d.style == "plain" or (d.style == "raise" and d.every_candidate):
         lines += _call_lines(f"{body}{lead}{head}", args, body, step)
     elif d.style == "raise" or returns:
         # A silent None would break `embed, head = model.get_embed_and_head()` far from here.
         lines += [f'{body}if not hasattr({target}, "{name}"):']
-        lines += _call_lines(f"{body}{step}raise AttributeError", missing, body + step, step)
+        lines += _raise_lines(d, target, name, body + step, step)
         lines += _call_lines(f"{body}{lead}{head}", args, body, step)
     else:
         lines += [f'{body}if hasattr({target}, "{name}"):']
         lines += _call_lines(f"{body}{step}{head}", args, body + step, step)
     return lines
+
+
+def _raise_lines(d: Delegation, target: str, name: str, indent: str, step: str) -> list[str]:
+    """`raise AttributeError(...)` naming the wrapper, the member and the class held at run time."""
+    first = f'f"{d.wrapper}.{d.attr} holds {{type({target}).__name__}}, "'
+    second = f'"which has no {name}()"'
+    whole = first[:-1] + second[1:]
+    lines = _call_lines(f"{indent}raise AttributeError", whole, indent, step)
+    if len(lines) == 1 or len(lines[1].expandtabs(4)) <= MAX_LINE:
+        return lines
+    return [f"{indent}raise AttributeError(", f"{indent}{step}{first}", f"{indent}{step}{second}", f"{indent})"]
 
 
 def _call_lines(head: str, args: str, indent: str, step: str) -> list[str]:

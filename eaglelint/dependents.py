@@ -24,11 +24,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checker import wrapped_candidates, wrapper_assignment_pattern
+from .checker import wrapper_assignment_pattern
 from .discover import discover
 from .modules import Project
 from .resolve import ClassEntity, Resolver
 from .sources import SourceError, read_source
+from .wrapper_check import wrapped_candidates
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .checker import Finding
-from .delegation import Delegation, NotFixable, render
+from .class_body import bound_in_class
+from .delegation import DEFAULT_STYLE, Delegation, NotFixable, render
 from .imports import ImportPlan
 from .interfaces import load_interfaces
 from .modules import Project
@@ -61,7 +62,7 @@ def _method_order() -> dict[str, int]:
     return order
 
 
-def plan_fixes(findings: list[Finding], project: Project, style: str = "guard",
+def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_STYLE,
                roots: list[Path] | None = None) -> FixPlan:
     """Edits for the fixable findings. With `roots`, only files inside them (after
     resolving symbolic links) are edited: a link must not lead a fix out of the tree."""
@@ -78,7 +79,7 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = "guard",
         elif f.fixable and f.method:
             by_file.setdefault(os.path.abspath(f.path), []).append(f)
         else:
-            plan.left.append((f, f"{f.message} (no automatic fix for {f.code})"))
+            plan.left.append((f, f.fix_refusal or f"{f.message} (no automatic fix for {f.code})"))
     for path, items in sorted(by_file.items()):
         try:
             fix = _plan_file(Path(path), items, project, style, plan.left)
@@ -148,16 +149,17 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
             continue
         indent, step = _indentation(lines, node)
         methods: list[str] = []
-        seen = set(wrapper_mod.classes[qualname].methods) if qualname in wrapper_mod.classes else set()
+        seen = bound_in_class(node)
         for f in sorted(items, key=lambda f: order.get(f.method, 99)):
             if f.method in seen:
+                left.append((f, f"{qualname} already binds {f.method} (line {seen[f.method]}); not overridden"))
                 continue
             try:
                 text = _render_one(f, project, imports, style, indent, step, qualname)
             except NotFixable as exc:
                 left.append((f, str(exc)))
                 continue
-            seen.add(f.method)
+            seen[f.method] = node.lineno
             methods += [""] + text
             added.append((qualname, f.method))
         if methods:
@@ -218,7 +220,7 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
         drop_return = True
     returns_value = any(m.returns_value for i in load_interfaces().values() for m in i.methods if m.name == f.method)
     delegation = Delegation(qualname.split(".")[-1], f.wrapper_attribute or "language_model", method,
-                            returns_value, style, frozenset(drop), drop_return)
+                            returns_value, style, frozenset(drop), drop_return, f.every_candidate)
     lines = render(delegation, indent, step)
     for p in method.params:
         if p.default:

@@ -43,6 +43,8 @@ def rule_cmd(code: str):
     click.echo(f"{rule.code} ({rule.name}) - {rule.summary}\n")
     click.echo(f"Severity: {rule.severity}. Automatic fix: {'yes (eaglelint fix)' if rule.fixable else 'no'}.\n")
     click.echo(f"What it finds\n{rule.what}\n\nWhy it breaks SGLang\n{rule.why}\n")
+    if rule.fix:
+        click.echo(f"The fix\n{rule.fix}\n")
     click.echo(f"Bad\n{rule.bad}\n\nGood\n{rule.good}")
 
 

@@ -57,6 +57,11 @@ class RuleCode:
     why: str
     bad: str
     good: str
+    fix: str = ""  # what `eaglelint fix` writes, and what each style does
+    # for the tests that run bad and good: the code around a snippet ("{example}" marks
+    # where it goes) and the interface packs it is checked with
+    example_context: str = ""
+    example_interface: str = ""
 
 
 def rules_dir() -> Path:

@@ -11,26 +11,27 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from .checker import Finding, _check_wrapper, _Run, file_error
+from .checker import Finding, file_error
 from .interfaces import Interface, InterfaceMethod
 from .modules import Project, internal_error
 from .resolve import ClassEntity, Resolver
+from .wrapper_check import Run, check_wrapper
 from .wrapper_rules import path_findings
 
 Wrapper = tuple[ClassEntity, str]
 
 
-def check_wrappers(run: _Run, wrappers: list[Wrapper], methods: list[InterfaceMethod],
+def check_wrappers(run: Run, wrappers: list[Wrapper], methods: list[InterfaceMethod],
                    interfaces: tuple[Interface, ...]) -> list[Finding]:
     out: list[Finding] = []
     checked: list[Wrapper] = []
     for wrapper, attr in wrappers:
         try:
-            out += _check_wrapper(run, wrapper, attr, methods)
+            out += check_wrapper(run, wrapper, attr, methods)
             checked.append((wrapper, attr))
         except Exception as exc:
             out.append(_failed(run.project, wrapper, exc))
-            run = _Run(Resolver(run.project), run.project, run.raws)  # caches may hold half-made answers
+            run = Run(Resolver(run.project), run.project, run.raws)  # caches may hold half-made answers
     try:  # all at once: the path rules share parsed files between wrappers
         return out + path_findings(run.resolver, checked, methods, interfaces)
     except Exception:

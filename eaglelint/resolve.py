@@ -10,6 +10,7 @@ can report "could not resolve" instead of guessing or going silent.
 from __future__ import annotations
 
 import builtins
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,12 +127,19 @@ class Resolver:
             return []
         return [Unknown(ref.name or "expression eaglelint cannot follow")]
 
+    def unparsable(self, path: str) -> Unknown:
+        why = self.project.errors.get(Path(os.path.abspath(path)), "")
+        return Unknown(f"{Path(path).name} cannot be parsed{': ' + why if why else ''}")
+
     def lookup(self, path: str, name: str, depth: int = 0) -> list[Entity]:
         mod = self.module(path)
         if mod is None:
-            return [Unknown(f"{Path(path).name} cannot be parsed")]
+            return [self.unparsable(path)]
         bindings = mod.names.get(name)
         if not bindings:
+            starred = self._star(mod, name, depth)
+            if starred is not None:
+                return starred
             if hasattr(builtins, name):
                 return [Unknown(f"builtin {name}")]
             return [Unknown(f"'{name}' is not defined in {Path(path).name}")]
@@ -144,6 +152,25 @@ class Resolver:
             else:
                 out.extend(self.evaluate(ref, path, None, depth))
         return out
+
+    def _star(self, mod: ModuleSummary, name: str, depth: int) -> list[Entity] | None:
+        """`name` as a `from m import *` of `mod` binds it (the last such import wins, as
+        at run time): what m exports is its `__all__`, else its public names."""
+        if depth > MAX_DEPTH:
+            return [Unknown("star imports nested too deeply (cycle?)")]
+        for spelled in reversed(mod.star_imports):
+            location = self.project.resolve_module(spelled, Path(mod.path))
+            if location is None:
+                return [Unknown(f"'{name}' may come from `from {spelled} import *`, outside the scanned tree")]
+            if location.suffix != ".py":
+                continue  # a namespace package's star import binds no submodule
+            source = self.module(str(location))
+            if source is None:
+                return [self.unparsable(str(location))]
+            exported = name in source.all_names if source.all_names is not None else not name.startswith("_")
+            if exported and (name in source.names or self._star(source, name, depth + 1)):
+                return self.lookup(str(location), name, depth + 1)
+        return None
 
     def _import(self, ref: Ref, path: str, depth: int) -> list[Entity]:
         location = self.project.resolve_module(ref.name, Path(path))
@@ -159,7 +186,9 @@ class Resolver:
             loc = base.location
             if loc.suffix == ".py":
                 mod = self.module(str(loc))
-                if mod is not None and name in mod.names:
+                if mod is None:
+                    return [self.unparsable(str(loc))]
+                if name in mod.names or self._star(mod, name, depth):
                     return self.lookup(str(loc), name, depth)
             sub = self.project.submodule(loc, name)
             if sub is not None:

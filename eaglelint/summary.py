@@ -13,7 +13,9 @@ import ast
 import contextlib
 from dataclasses import dataclass, field
 
+from .class_body import class_statements, dotted, late_members, returns_argument_unchanged, star_module
 from .exprs import MAX_EXPANSION, expression_refs
+from .forwarding import Node, compile_getattr, string_set
 from .refs import Ref
 from .scope import Scope, import_bindings, walk_local
 from .sources import SourceLines
@@ -40,6 +42,7 @@ class FunctionInfo:
     # Free names that the signature (annotations, defaults) uses: a fix that copies
     # the signature into another file must import them there.
     signature_names: tuple[str, ...] = ()
+    keeps_argument: bool = False  # returns its first argument untouched (a harmless class decorator)
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,10 @@ class ClassInfo:
     attrs: dict[str, tuple[int, tuple[Ref, ...]]] = field(default_factory=dict)
     # attribute name -> every `self.<attr> = value` in any method
     self_assigns: dict[str, list[WrapperAssign]] = field(default_factory=dict)
-    # attributes that `__getattr__` forwards unknown names to
-    getattr_forwards: tuple[str, ...] = ()
+    # what `__getattr__` does with each name (forwarding.py), None without one
+    getattr_forwards: Node | None = None
+    decorators: tuple[str, ...] = ()
+    header_keywords: bool = False  # `class W(Base, metaclass=M)`: a fix cannot append a base there
 
 
 @dataclass
@@ -71,6 +76,10 @@ class ModuleSummary:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     functions: dict[str, FunctionInfo] = field(default_factory=dict)
     entry_classes: tuple[str, ...] = ()
+    star_imports: tuple[str, ...] = ()  # modules of `from m import *`, in order
+    all_names: tuple[str, ...] | None = None  # a literal `__all__`
+    # class name -> (line, how) for members added after its body: `setattr(C, ...)`, `C.x = ...`
+    late_members: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
 
 
 def summarize(tree: ast.Module, source: str, path: str) -> ModuleSummary:
@@ -78,17 +87,6 @@ def summarize(tree: ast.Module, source: str, path: str) -> ModuleSummary:
     mod = ModuleSummary(path=path)
     _Summarizer(mod, source).module(tree)
     return mod
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 class _Body:
@@ -118,7 +116,12 @@ class _Summarizer:
 
     # -- statements ----------------------------------------------------------
     def module(self, tree: ast.Module) -> None:
-        for node in walk_local(tree.body):
+        self.constants = {t.id: v for n in tree.body if isinstance(n, ast.Assign)
+                          for t in n.targets if isinstance(t, ast.Name)
+                          for v in [string_set(n.value)] if v is not None}
+        stmts = walk_local(tree.body)
+        self.mod.late_members = late_members(stmts)
+        for node in stmts:
             self.toplevel(node)
             if isinstance(node, ast.ClassDef):
                 self.classdef(node, prefix="")
@@ -137,9 +140,15 @@ class _Summarizer:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for local, ref in import_bindings(node):
                 self.bind(local, ref)
+            star = star_module(node)
+            if star is not None:
+                self.mod.star_imports += (star,)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
+                if isinstance(target, ast.Name) and target.id == "__all__":
+                    names = string_set(node.value)
+                    self.mod.all_names = tuple(sorted(names)) if names is not None else None
                 if isinstance(target, ast.Name):
                     for ref in self.refs(node.value, None):
                         self.bind(target.id, ref)
@@ -149,7 +158,7 @@ class _Summarizer:
     @staticmethod
     def entry_names(value: ast.AST) -> tuple[str, ...]:
         elts = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
-        return tuple(d for d in (_dotted(e) for e in elts) if d)
+        return tuple(d for d in (dotted(e) for e in elts) if d)
 
     def classdef(self, node: ast.ClassDef, prefix: str) -> None:
         qualname = prefix + node.name
@@ -158,29 +167,53 @@ class _Summarizer:
             line=node.lineno,
             column=node.col_offset + 1,
             end_line=node.end_lineno or node.lineno,
-            bases=tuple(r for b in node.bases for r in self.refs(b, None)),
+            # `Base[Cfg]`, `Generic[T]`: the class is the subscripted one
+            bases=tuple(r for b in node.bases for r in self.refs(b.value if isinstance(b, ast.Subscript) else b,
+                                                                  None)),
+            decorators=tuple(self.lines.segment(d) or "" for d in node.decorator_list),
+            header_keywords=bool(node.keywords),
         )
         self.mod.classes[qualname] = info
-        for stmt in node.body:
+        stmts = class_statements(node.body)  # also under class-body if/else/try/with, not TYPE_CHECKING
+        constants = dict(self.constants)
+        getattr_fn = None
+        for stmt in stmts:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 body = _Body(stmt)
                 fn = self.function(stmt, body)
                 info.methods[stmt.name] = fn
                 self.self_assigns(body, info)
                 if stmt.name == "__getattr__":
-                    info.getattr_forwards = _getattr_targets(stmt)
+                    getattr_fn = stmt
             elif isinstance(stmt, ast.ClassDef):
                 self.classdef(stmt, prefix=f"{qualname}.")
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for target in targets:
-                    if isinstance(target, ast.Name):
-                        info.attrs[target.id] = (stmt.lineno, tuple(self.refs(stmt.value, None)))
+                    for name, value in _targets(target, stmt.value):
+                        if not isinstance(name, ast.Name):
+                            continue
+                        info.attrs[name.id] = (stmt.lineno, tuple(self.refs(value, None)) if value else ())
+                        if value is not None and string_set(value) is not None:
+                            constants[name.id] = string_set(value)
+            elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                for local, ref in import_bindings(stmt):
+                    info.attrs[local] = (stmt.lineno, (ref,))
+        if getattr_fn is not None:
+            info.getattr_forwards = compile_getattr(getattr_fn, constants)
 
     def self_assigns(self, body: _Body, info: ClassInfo) -> None:
         for node in body.stmts:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not any(
+                    a.arg == "self" for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]):
+                # a closure defined in the method: its `self` is the method's
+                inner = _Body(node)
+                for name, bound in body.scope.exprs.items():
+                    inner.scope.exprs.setdefault(name, bound)
+                self.self_assigns(inner, info)
+                continue
             if isinstance(node, ast.Assign):
-                pairs = [(t, node.value) for t in node.targets]
+                pairs = [pair for t in node.targets for pair in _targets(t, node.value)]
             elif isinstance(node, ast.AnnAssign):
                 pairs = [(node.target, node.value if node.value is not None else node.annotation)]
             else:
@@ -191,7 +224,8 @@ class _Summarizer:
                     and isinstance(target.value, ast.Name)
                     and target.value.id == "self"
                 ):
-                    values = self.refs(value, body.scope)
+                    values = self.refs(value, body.scope) if value is not None else [
+                        Ref("unknown", f"line {node.lineno}: unpacked from a value eaglelint cannot split")]
                     if isinstance(node, ast.AnnAssign) and node.value is not None:
                         # `self.lm: Cls = make()` -- the annotation names a candidate too
                         values += [Ref("call", args=(r,)) for r in self.refs(node.annotation, None)]
@@ -223,6 +257,7 @@ class _Summarizer:
             return_annotation=self.lines.segment(fn.returns),
             is_async=isinstance(fn, ast.AsyncFunctionDef),
             signature_names=tuple(sorted(names)),
+            keeps_argument=returns_argument_unchanged(fn),
         )
 
     def params(self, a: ast.arguments) -> tuple[tuple[Param, ...], set[str]]:
@@ -248,6 +283,16 @@ class _Summarizer:
         return Param(arg.arg, kind, self.lines.segment(arg.annotation), self.lines.segment(default))
 
 
+def free_names_of_text(text: str, value: bool = False) -> set[str]:
+    """Names an annotation (strings in it too: forward references) or, with `value`, a
+    default value reads; {"<unparsable>"} for text that is not an expression."""
+    try:
+        node = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return {"<unparsable>"}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if value else free_names(node)
+
+
 def free_names(node: ast.AST) -> set[str]:
     """Names an expression reads; string annotations are parsed too ("torch.Tensor")."""
     names: set[str] = set()
@@ -260,22 +305,12 @@ def free_names(node: ast.AST) -> set[str]:
     return names
 
 
-def _getattr_targets(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
-    """Attributes of self that `__getattr__` forwards to: getattr(self.X, name)."""
-    params = [a.arg for a in fn.args.args]
-    name_param = params[1] if len(params) > 1 else None
-    found = []
-    for node in ast.walk(fn):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "getattr"
-            and len(node.args) >= 2
-            and isinstance(node.args[0], ast.Attribute)
-            and isinstance(node.args[0].value, ast.Name)
-            and node.args[0].value.id == "self"
-            and isinstance(node.args[1], ast.Name)
-            and node.args[1].id == name_param
-        ):
-            found.append(node.args[0].attr)
-    return tuple(found)
+def _targets(target: ast.AST, value: ast.AST | None) -> list[tuple]:
+    """(target, value) pairs of one assignment target; a tuple target is paired element by
+    element with a literal tuple of the same length, else each element gets None (unknown)."""
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return [(target, value)]
+    elts = target.elts
+    values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(elts) and not any(
+        isinstance(e, ast.Starred) for e in [*elts, *value.elts]) else [None] * len(elts)
+    return [pair for t, v in zip(elts, values, strict=True) for pair in _targets(t, v)]

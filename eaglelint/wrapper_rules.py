@@ -11,10 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from .aux_rules import CAPTURES, AuxChecker
-from .checker import Finding, _is_component, display_path, forwards_getattr, has_member, wrapped_candidates
+from .checker import Finding, display_path
 from .interfaces import Interface, InterfaceMethod
+from .members import forwards_some, has_member
 from .resolve import ClassEntity, Resolver
 from .vllm_rules import CODE, DECODER_CODE, decoder_without_capture, marker_gaps
+from .wrapper_check import is_component, wrapped_candidates
 
 
 def path_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]], methods: list[InterfaceMethod],
@@ -36,7 +38,7 @@ def _aux_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]], c
     for wrapper, attr in wrappers:
         mod = resolver.module(wrapper.path)
         info = resolver.info(wrapper)
-        if forwards_getattr(resolver, wrapper, attr) or _is_component(mod, info):
+        if forwards_some(resolver, wrapper, attr, list(captures)) or is_component(mod, info):
             continue
         classes, _ = wrapped_candidates(resolver, wrapper, attr)
         for p in checker.problems(wrapper, attr, classes, has_member, captures):
@@ -47,12 +49,19 @@ def _aux_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]], c
     return out
 
 
+def _header_refusal(info) -> str | None:
+    """Why vllm_fix.py cannot append the marker to this class header, or None."""
+    if not info.bases or info.header_keywords:
+        return "the class has no bases, or keyword arguments in its header; add the base by hand"
+    return None
+
+
 def _marker_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]], iface: Interface) -> list[Finding]:
     """vLLM wrappers whose language model lists the marker protocol while they do not."""
     out = []
     for wrapper, attr in wrappers:
         mod, info = resolver.module(wrapper.path), resolver.info(wrapper)
-        if _is_component(mod, info):
+        if is_component(mod, info):
             continue
         for gap in marker_gaps(resolver, wrapper, wrapped_candidates(resolver, wrapper, attr)[0], iface.marker):
             lister = next(c for c in resolver.mro(gap.wrapped) if gap.marker in resolver.bases(c)[0])
@@ -77,5 +86,5 @@ def _marker_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]]
                 f"{via}, {where}) does; vLLM's supports_eagle3() refuses the wrapper for EAGLE-3. Add "
                 f"{iface.marker} to its bases (eaglelint fix)",
                 wrapped_path=display_path(lister.path), wrapped_line=resolver.info(lister).line,
-                provider_class=lister.qualname, **common))
+                provider_class=lister.qualname, fix_refusal=_header_refusal(info), **common))
     return out

@@ -93,3 +93,39 @@ def test_unresolved_wrapper_names_subclasses_inheriting_it(findings):
     f = next(f for f in findings if f.class_name == "RegistryWrapper")
     assert f.code == "EGL010"
     assert f.subclasses == ("RegisteredChild",) and f.entry_class
+
+
+def test_subclass_choosing_another_held_class_is_judged_with_its_own_choice(findings):
+    by_class: dict[str, set] = {}
+    for f in findings:
+        if f.path.endswith("held_class_override.py"):
+            by_class.setdefault(f.class_name, set()).add((f.method, f.subclasses))
+    # keeps the base's choice: named at the base; picks another class: judged on its own
+    assert by_class["PartialChoiceWrapper"] == {("get_embed_and_head", ("PartialChoiceChild",))}
+    assert {m for m, _ in by_class["FullChoiceChild"]} == {
+        "set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head"}
+    # the reverse: a subclass whose model lacks the hooks is not said to inherit the gap
+    assert all(subs == () for _, subs in by_class["FullFactoryWrapper"])
+    assert "PlainFactoryChild" not in by_class
+
+
+def test_unparsable_module_reached_by_resolution_is_the_reason_and_is_reported():
+    wrapper = TREE / "sglang/srt/models/wrapper_broken_import.py"
+    found = check_files([wrapper], CheckOptions(tuple(select_interfaces(None)))).findings
+    assert {(Path(f.path).name, f.code) for f in found} == {
+        ("wrapper_broken_import.py", "EGL010"), ("broken_lm.py", "EGL999")}
+    unresolved = next(f for f in found if f.code == "EGL010")
+    assert "broken_lm.py cannot be parsed" in unresolved.message
+
+
+def test_file_whose_only_assignment_is_a_tuple_target_is_checked(tmp_path):
+    source = (TREE / "sglang/srt/models/wrapper_tuple_and_closure.py").read_text()
+    start = source.index("class TupleTargetWrapper")
+    only = source[:source.index("def build_models")] + source[start:source.index("class UnpackedCallWrapper")]
+    models = tmp_path / "sglang/srt/models"
+    models.mkdir(parents=True)
+    (models / "base_llm.py").write_text((TREE / "sglang/srt/models/base_llm.py").read_text())
+    (models / "tuple_only.py").write_text(only)
+    found = check_files(sorted(models.glob("*.py")), CheckOptions(tuple(select_interfaces(None)))).findings
+    assert {(f.class_name, f.method) for f in found} == {
+        ("TupleTargetWrapper", m) for m in ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head")}

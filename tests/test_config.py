@@ -123,4 +123,4 @@ def test_readme_configuration_example_is_valid(tmp_path):
     block = readme.split("```toml\n", 1)[1].split("```", 1)[0]
     settings = load_settings(write(tmp_path / "pyproject.toml", block))
     assert settings.wrapper_attributes == ("language_model", "llm", "text_model")
-    assert settings.per_file_ignores and settings.style == "guard"
+    assert settings.per_file_ignores and settings.style == "raise"

@@ -20,7 +20,7 @@ from eaglelint.interfaces import select_interfaces
 from eaglelint.modules import Project
 
 CASES = sorted(p for p in (FIXTURES / "fix").iterdir() if p.is_dir())
-NOT_FIXABLE = {"property_and_classmethod"}  # its classmethod is left for a human
+NOT_FIXABLE = {"property_and_classmethod", "refused_shapes"}  # left for a human
 
 
 def eaglelint(*args, cwd):
@@ -68,14 +68,18 @@ def test_diff_mode_changes_nothing_and_prints_unified_diff(tmp_path):
     assert b"+++ b/wrapper.py" in done.stdout and b"+    def get_embed_and_head" in done.stdout
 
 
-def test_style_plain_and_raise(tmp_path):
-    work = copy_case(FIXTURES / "fix" / "plain_setter", tmp_path)
+def test_style_plain_never_checks_and_guard_is_silent_only_by_name(tmp_path):
+    """held_class_varies: one candidate lacks the capture hook. The default raises
+    (its expected file); plain calls unchecked; guard, asked for by name, skips silently."""
+    work = copy_case(FIXTURES / "fix" / "held_class_varies", tmp_path)
     eaglelint("fix", "--write", "--style", "plain", ".", cwd=work)
     text = (work / "wrapper.py").read_text()
-    assert "hasattr" not in text and "self.language_model.set_eagle3_layers_to_capture(layer_ids)" in text
-    work2 = copy_case(FIXTURES / "fix" / "plain_setter", tmp_path / "b")
-    eaglelint("fix", "--write", "--style", "raise", ".", cwd=work2)
-    assert "raise AttributeError" in (work2 / "wrapper.py").read_text()
+    assert "hasattr" not in text and "        self.language_model.set_eagle3_layers_to_capture(layer_ids)" in text
+    work2 = copy_case(FIXTURES / "fix" / "held_class_varies", tmp_path / "b")
+    eaglelint("fix", "--write", "--style", "guard", ".", cwd=work2)
+    text = (work2 / "wrapper.py").read_text()
+    assert 'if hasattr(self.language_model, "set_eagle3_layers_to_capture"):' in text
+    assert "which has no set_eagle3_layers_to_capture" not in text
 
 
 def test_fix_keeps_permission_bits(tmp_path):
@@ -137,3 +141,16 @@ def test_fixed_imports_are_where_isort_puts_them(case, tmp_path):
     done = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select", "I",
                            "--diff", "wrapper.py"], capture_output=True, text=True, cwd=work)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_fix_never_overrides_a_binding_even_when_check_misses_it(tmp_path, monkeypatch):
+    """already_bound has each member in another form. Made to believe they are absent,
+    check reports all three: fix still writes none and says why."""
+    from eaglelint import wrapper_check
+
+    work = copy_case(FIXTURES / "fix" / "already_bound", tmp_path)
+    monkeypatch.setattr(wrapper_check, "presence", lambda *args: False)
+    plan = _plan(work)
+    assert plan.files == []
+    assert sorted(f.method for f, why in plan.left if "already binds" in why) == [
+        "get_embed_and_head", "set_eagle3_layers_to_capture", "set_embed_and_head"]

@@ -1,5 +1,7 @@
 """`eaglelint fix --write` on copies of real SGLang releases."""
 
+import __future__
+
 import ast
 import difflib
 import json
@@ -65,6 +67,75 @@ def test_0_5_9_kimi_k25_fixed_like_0_5_10_by_hand(tmp_path):
     assert all(re.match(r"- (from \S+ )?import ", line) for line in removed), removed
     assert eaglelint("fix", "--write", kimi).returncode == 0
     assert kimi.read_text() == after
+
+
+class _Recorder:
+    """A language model with the three methods: records each call and returns a marker."""
+
+    def __init__(self):
+        self.calls = []
+
+    def set_eagle3_layers_to_capture(self, *args, **kwargs):
+        self.calls.append(("set_eagle3_layers_to_capture", args, kwargs))
+
+    def get_embed_and_head(self, *args, **kwargs):
+        self.calls.append(("get_embed_and_head", args, kwargs))
+        return ("embed", "head")
+
+    def set_embed_and_head(self, *args, **kwargs):
+        self.calls.append(("set_embed_and_head", args, kwargs))
+
+
+class _Bare:
+    """A language model without them (InternLM2-like)."""
+
+
+CALLS = {
+    "set_eagle3_layers_to_capture": [(), ([1, 5, 9],), ((), {"layer_ids": [2]})],
+    "get_embed_and_head": [()],
+    "set_embed_and_head": [("E", "H"), ((), {"embed": "E", "head": "H"})],
+}
+
+
+def _wrapper_class(path: Path, cls: str) -> type:
+    """A plain class holding just the wrapper's three methods, executed from their source
+    (annotations left unevaluated: no torch here)."""
+    source = path.read_text()
+    node = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == cls)
+    namespace: dict = {}
+    for fn in node.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name in EAGLE3:
+            text = ast.get_source_segment(source, fn, padded=True)
+            code = compile(text.replace("\n" + " " * fn.col_offset, "\n").lstrip(), str(path), "exec",
+                           flags=__future__.annotations.compiler_flag, dont_inherit=True)
+            exec(code, namespace)  # our generated methods and SGLang's own, run on plain objects
+    return type(cls, (), {name: namespace[name] for name in EAGLE3})
+
+
+def _outcome(cls: type, held, method: str, call) -> tuple:
+    args, kwargs = (call if len(call) == 2 and isinstance(call[1], dict) else (call, {}))
+    wrapper = cls()
+    wrapper.language_model = held
+    try:
+        result = ("returned", getattr(wrapper, method)(*args, **kwargs))
+    except Exception as exc:  # the raise when the language model lacks the method is the point
+        result = ("raised", type(exc))
+    return result, list(getattr(held, "calls", []))
+
+
+def test_0_5_9_kimi_k25_after_fix_behaves_like_0_5_10_hand_written_methods(tmp_path):
+    models = copy_models("0.5.9", tmp_path)
+    kimi = models / "kimi_k25.py"
+    assert eaglelint("fix", "--write", kimi).returncode == 0
+    ours = _wrapper_class(kimi, "KimiK25ForConditionalGeneration")
+    upstream = _wrapper_class(release_root("0.5.10") / "sglang/srt/models/kimi_k25.py",
+                              "KimiK25ForConditionalGeneration")
+    for method, calls in CALLS.items():
+        for call in calls:
+            for held in (_Recorder, _Bare):
+                mine, theirs = _outcome(ours, held(), method, call), _outcome(upstream, held(), method, call)
+                assert mine == theirs, (method, call, held.__name__)
+            assert _outcome(ours, _Bare(), method, call)[0] == ("raised", AttributeError)
 
 
 def _ruff(paths: list[Path], root: Path) -> set[tuple[str, str, str]]:

@@ -1,0 +1,132 @@
+"""Which statements make a class, as Python builds it: the syntax-only parts of a summary.
+
+Why apart from summary.py: Python runs a class body like any block, so a method
+defined under a class-body `if`/`else`/`try`/`with` is a member, one under
+`if TYPE_CHECKING:` is not (the constant is False at run time), and a class can
+still gain members after its body (a `setattr(C, ...)`, a `C.name = ...`), which
+eaglelint cannot weigh and so must report as unknown rather than as absent.
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def is_type_checking(test: ast.AST) -> bool:
+    """`TYPE_CHECKING` or `typing.TYPE_CHECKING`: False when the code runs."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def class_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements a class body runs, in order, entering if/try/with blocks, without
+    entering nested functions or classes. An `if TYPE_CHECKING:` body never runs (its
+    else does); an `if not TYPE_CHECKING:` body always does."""
+    out: list[ast.stmt] = []
+    for node in body:
+        if isinstance(node, ast.If):
+            test = node.test
+            negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+            if is_type_checking(test.operand if negated else test):
+                out += class_statements(node.body if negated else node.orelse)
+            else:
+                out += class_statements(node.body) + class_statements(node.orelse)
+        elif isinstance(node, ast.Try):
+            out += class_statements(node.body)
+            for handler in node.handlers:
+                out += class_statements(handler.body)
+            out += class_statements(node.orelse) + class_statements(node.finalbody)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            out += class_statements(node.body)
+        else:
+            out.append(node)
+    return out
+
+
+def dotted(node: ast.AST) -> str | None:
+    """`a.b.c` for a chain of names, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def late_members(stmts: list[ast.stmt]) -> dict[str, list[tuple[int, str]]]:
+    """Module-level statements that add to a class after its body: class name -> (line, how)."""
+    out: dict[str, list[tuple[int, str]]] = {}
+    for node in stmts:
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Attribute):
+                owner = dotted(target.value)
+                if owner:
+                    out.setdefault(owner, []).append((node.lineno, f"{owner}.{target.attr} is assigned"))
+        call = node.value if isinstance(node, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "setattr" \
+                and call.args:
+            owner = dotted(call.args[0])
+            if owner:
+                out.setdefault(owner, []).append((node.lineno, f"setattr({owner}, ...)"))
+    return out
+
+
+def returns_argument_unchanged(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A decorator that hands its class back untouched (a registry's `register(cls)`):
+    every return gives back the first parameter, and nothing sets an attribute on it."""
+    params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+    if not params:
+        return False
+    first = params[0]
+    returns = False
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Return):
+            if not (isinstance(node.value, ast.Name) and node.value.id == first):
+                return False
+            returns = True
+        elif _changes_a_class(node):
+            return False
+    return returns
+
+
+def _changes_a_class(node: ast.AST) -> bool:
+    if isinstance(node, ast.Attribute):
+        return isinstance(node.ctx, (ast.Store, ast.Del))
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "type")
+
+
+def star_module(node: ast.Import | ast.ImportFrom) -> str | None:
+    """The module of a `from m import *`, spelled as written (leading dots kept)."""
+    if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+        return "." * node.level + (node.module or "")
+    return None
+
+
+def bound_in_class(node: ast.ClassDef) -> dict[str, int]:
+    """Every name the class body binds when it runs (under if/else/try/with too: a def, an
+    assignment, an import), and every `self.X = ...` in its methods: name -> line. A
+    generated member must never replace any of them."""
+    out: dict[str, int] = {}
+    for stmt in class_statements(node.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.setdefault(stmt.name, stmt.lineno)
+            if not isinstance(stmt, ast.ClassDef):
+                for sub in ast.walk(stmt):
+                    if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) \
+                            and isinstance(sub.value, ast.Name) and sub.value.id == "self":
+                        out.setdefault(sub.attr, sub.lineno)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                out.setdefault((alias.asname or alias.name).split(".")[0], stmt.lineno)
+        else:
+            for sub in ast.walk(stmt):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    out.setdefault(sub.id, stmt.lineno)
+    return out

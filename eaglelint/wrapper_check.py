@@ -1,0 +1,202 @@
+"""One wrapper class against the interface members: its findings, and its subclasses'.
+
+Why each class is judged with its own choice: the held class is often picked by a
+class attribute, a builder method or a factory that a subclass overrides
+(`language_model_cls = Qwen2ForCausalLM`). A subclass that picks another class has
+other gaps than its base, so it is judged on its own; one that picks the same class
+inherits the base's gaps and is named in the base's finding.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .checker import Finding, code_for, display_path
+from .delegation import refusal
+from .interfaces import InterfaceMethod
+from .members import presence
+from .modules import Project
+from .refs import Ref
+from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
+from .summary import free_names_of_text
+
+UNRESOLVED = "EGL010"
+
+
+@dataclass
+class Run:
+    """What one check run shares between wrappers."""
+
+    resolver: Resolver
+    project: Project
+    raws: dict[Path, bytes]
+    subclasses: dict = field(default_factory=dict)
+
+
+def wrapped_candidates(resolver: Resolver, wrapper: ClassEntity, attr: str) -> tuple[list[ClassEntity], list[str]]:
+    """Classes `self.<attr>` may hold, and why the rest could not be resolved.
+
+    The assignments are the first ones up the MRO, evaluated with `self` standing for
+    `wrapper`: a subclass's own class attribute or builder method is the one used."""
+    classes: list[ClassEntity] = []
+    reasons: list[str] = []
+    owner = next((c for c in resolver.mro(wrapper) if attr in resolver.info(c).self_assigns), wrapper)
+    for assign in resolver.info(owner).self_assigns.get(attr, []):
+        for value in assign.values:
+            for ent in resolver.evaluate(value, owner.path, wrapper):
+                if isinstance(ent, InstanceEntity):
+                    if ent.cls not in classes:
+                        classes.append(ent.cls)
+                elif isinstance(ent, Unknown):
+                    reasons.append(ent.reason)
+                else:
+                    kind = type(ent).__name__.removesuffix("Entity").lower()
+                    reasons.append(f"line {assign.line}: assigned a {kind}, not an instance")
+    return classes, list(dict.fromkeys(reasons))
+
+
+def is_component(mod, info) -> bool:
+    """A class that another class of its module builds as a part (`self.thinker = W(...)`),
+    and that is not in EntryClass, is never the top-level model the engine calls."""
+    if info.name in mod.entry_classes:
+        return False
+    made = Ref("call", args=(Ref("name", info.name),))
+    return any(
+        made in assign.values
+        for other in mod.classes.values() if other is not info
+        for assigns in other.self_assigns.values() for assign in assigns
+    )
+
+
+def check_wrapper(run: Run, wrapper: ClassEntity, attr: str, methods: list[InterfaceMethod]) -> list[Finding]:
+    """The wrapper's findings, and those of scanned subclasses that pick another held class."""
+    resolver = run.resolver
+    if is_component(resolver.module(wrapper.path), resolver.info(wrapper)):
+        return []
+    own = wrapped_candidates(resolver, wrapper, attr)
+    same, other = [], []
+    for sub, entry in _subclasses(run, wrapper, attr):
+        (same if wrapped_candidates(resolver, sub, attr) == own else other).append((sub, entry))
+    out = _judge(run, wrapper, attr, methods, same)
+    for sub, _ in other:
+        out += _judge(run, sub, attr, methods, [])
+    return out
+
+
+def _judge(run: Run, cls: ClassEntity, attr: str, methods: list[InterfaceMethod],
+           subs: list[tuple[ClassEntity, bool]]) -> list[Finding]:
+    resolver = run.resolver
+    info, mod = resolver.info(cls), resolver.module(cls.path)
+    path = display_path(cls.path)
+    classes, reasons = wrapped_candidates(resolver, cls, attr)
+    common = dict(class_name=info.name, wrapper_attribute=attr)
+    if not classes:
+        if not reasons or all(presence(resolver, cls, m.name, attr) is True for m in methods):
+            return []  # only ever None or constants, or a __getattr__ forwards every member
+        labels = _labels(cls, subs)
+        also = f"; inherited by {', '.join(labels)}" if labels else ""
+        return [Finding(path, info.line, info.column, UNRESOLVED,
+                        f"{info.name} holds self.{attr}, but its class cannot be resolved: "
+                        f"{'; '.join(reasons[:3])}{also}", **common,
+                        entry_class=info.name in mod.entry_classes or any(e for _, e in subs),
+                        subclasses=tuple(labels))]
+    out = []
+    for method in methods:
+        has = presence(resolver, cls, method.name, attr)
+        if has is True:
+            continue
+        provider = _provider(resolver, classes, method.name)
+        if provider is None:
+            continue
+        wrapped, member = provider
+        if isinstance(has, Unknown):
+            out.append(Finding(path, info.line, info.column, UNRESOLVED,
+                               f"{info.name}: cannot tell whether it has {method.name}, which its {attr} "
+                               f"({wrapped.qualname}) provides: {has.reason}", **common, method=method.name,
+                               wrapped_class=wrapped.qualname, entry_class=info.name in mod.entry_classes))
+            continue
+        inheriting = [(s, e) for s, e in subs if presence(resolver, s, method.name, attr) is not True]
+        entry = info.name in mod.entry_classes or any(e for _, e in inheriting)
+        every = not reasons and all(_provider(resolver, [c], method.name) for c in classes)
+        finding = _finding(path, info, attr, method, wrapped, member, _labels(cls, inheriting), entry)
+        out.append(replace(finding, every_candidate=every,
+                           fix_refusal=_fix_refusal(resolver, cls, method, member)))
+    return out
+
+
+def _labels(cls: ClassEntity, subs: list[tuple[ClassEntity, bool]]) -> list[str]:
+    return [s.qualname if s.path == cls.path else f"{s.qualname} ({Path(s.path).name})" for s, _ in subs]
+
+
+def _fix_refusal(resolver: Resolver, wrapper: ClassEntity, method: InterfaceMethod, member: Member) -> str | None:
+    """Why fix.py will not write this delegation (the same tests it makes), or None."""
+    fn = member.function
+    if fn is None:
+        if method.kind == "method":
+            return f"the wrapped {method.name} is not a plain method (an attribute?); delegate it by hand"
+        return None  # a property forwarding the attribute
+    why = refusal(fn)
+    if why is not None:
+        return why
+    bound = set(resolver.module(wrapper.path).names) | set(resolver.module(member.owner.path).names)
+    for p in fn.params:
+        if p.default is not None and not all(hasattr(builtins, n) or n in bound
+                                             for n in free_names_of_text(p.default, value=True)):
+            return f"default of {p.name} uses a name that cannot be imported here"
+    return None
+
+
+def _provider(resolver: Resolver, classes: list[ClassEntity], name: str) -> tuple[ClassEntity, Member] | None:
+    """The first candidate that has `name`; a member bound per instance in a method
+    (`self.capture_aux_hidden_states = False`, `self.get_embed_and_head = ...`) counts too."""
+    for cls in classes:
+        member = resolver.find_member(cls, name)
+        if member is not None:
+            return cls, member
+    for cls in classes:
+        for owner in resolver.mro(cls):
+            assigns = resolver.info(owner).self_assigns.get(name)
+            if assigns:
+                return cls, Member(owner, assigns[0].line, None)
+    return None
+
+
+def _finding(path, info, attr, method: InterfaceMethod, wrapped: ClassEntity, member: Member,
+             subclasses: list[str], entry: bool) -> Finding:
+    where = f"{Path(member.owner.path).name}:{member.line}"
+    via = "" if member.owner == wrapped else f" via {member.owner.qualname}"
+    draft = " (the engine calls it only on draft models today)" if method.called_on == "draft" else \
+        " (the engine tests for it and falls back without it)" if not method.required else ""
+    also = f"; inherited by {', '.join(subclasses)}" if subclasses else ""
+    message = (
+        f"{info.name} lacks {method.name}, which its {attr} ({wrapped.qualname}{via}, {where}) "
+        f"provides{draft}{also}; add a delegation (eaglelint fix)"
+    )
+    return Finding(
+        path, info.line, info.column, code_for(method), message,
+        class_name=info.name, wrapped_class=wrapped.qualname, method=method.name,
+        wrapped_path=display_path(member.owner.path), wrapped_line=member.line,
+        provider_class=member.owner.qualname, interface=method.interface,
+        wrapper_attribute=attr, entry_class=entry, subclasses=tuple(subclasses),
+    )
+
+
+def _subclasses(run: Run, wrapper: ClassEntity, attr: str) -> list[tuple[ClassEntity, bool]]:
+    """Scanned subclasses of a wrapper that do not hold the model themselves (memoised),
+    each with: is it in its module's EntryClass?"""
+    if (wrapper, attr) in run.subclasses:
+        return run.subclasses[(wrapper, attr)]
+    out = []
+    needle = wrapper.qualname.rsplit(".", 1)[-1].encode()
+    for path, raw in run.raws.items():
+        if needle not in raw:
+            continue
+        mod = run.project.summary(path, raw)
+        for cls in mod.classes.values() if mod else ():
+            sub = ClassEntity(mod.path, cls.name)
+            if sub != wrapper and attr not in cls.self_assigns and wrapper in run.resolver.mro(sub):
+                out.append((sub, cls.name in mod.entry_classes))
+    run.subclasses[(wrapper, attr)] = out
+    return out

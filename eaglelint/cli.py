@@ -13,9 +13,10 @@ import click
 from rich.console import Console
 
 from . import __version__
-from .cache import SummaryCache, default_cache_dir
+from .cache import DEFAULT_MAX_SIZE, SummaryCache, default_cache_dir
+from .cache_commands import clean_cmd
 from .checker import display_path
-from .config import ConfigError, check_attributes, check_codes, check_interfaces, split_flag
+from .config import ConfigError, check_attributes, check_codes, check_interfaces, parse_size, split_flag
 from .delegation import STYLES
 from .discover import default_models_dir
 from .fix import FixError, FixPlan, plan_fixes, write_fix
@@ -24,6 +25,7 @@ from .lint import LintResult, SettingsFinder, lint
 from .modules import Project
 from .report import progress_bar, wants_progress, write_github, write_json, write_statistics, write_text
 from .sarif import write_sarif
+from .write_targets import installed_refusal
 
 
 class UsageProblem(click.UsageError):
@@ -55,6 +57,7 @@ def _finder(opts: dict, **extra) -> SettingsFinder:
             "interfaces": _checked(check_interfaces, opts["interface"], "--interface"),
             "wrapper_attributes": _checked(check_attributes, opts["wrapper_attribute"], "--wrapper-attribute"),
             "dependents": opts["dependents"],
+            "max_file_size": _size(opts["max_file_size"], "--max-file-size"),
             **extra,
         }
         return SettingsFinder(overrides, opts["config"], opts["isolated"])
@@ -66,20 +69,28 @@ def _codes(values, flag: str):
     return _checked(check_codes, values, flag)
 
 
+def _size(value: str | None, flag: str) -> int | None:
+    try:
+        return None if value is None else parse_size(value, flag)
+    except ConfigError as exc:
+        raise UsageProblem(str(exc)) from None
+
+
 def _checked(check, values, flag: str):
     split = split_flag(values)
     return None if split is None else check(split, flag)
 
 
-def make_project(no_cache: bool, cache_dir: Path | None) -> Project:
+def make_project(no_cache: bool, cache_dir: Path | None, cache_max_size: str | None = None) -> Project:
     """The module index, with the persistent summary cache unless --no-cache or --debug
     (with --debug an internal error must recur, with its traceback, not come from the cache)."""
     ctx = click.get_current_context(silent=True)
     debug = bool(ctx and isinstance(ctx.obj, dict) and ctx.obj.get("debug"))
+    bound = DEFAULT_MAX_SIZE if cache_max_size is None else _size(cache_max_size, "--cache-max-size")
     if no_cache or debug:
         project = Project()
     else:
-        project = Project(SummaryCache(cache_dir or default_cache_dir(), warn=lambda m: click.echo(m, err=True)))
+        project = Project(SummaryCache(cache_dir or default_cache_dir(), lambda m: click.echo(m, err=True), bound))
     project.debug = debug
     return project
 
@@ -90,6 +101,8 @@ def run_lint(paths: tuple[Path, ...], finder: SettingsFinder, project: Project, 
         result = lint(_paths(paths), finder, project, progress, jobs=jobs)
     except ConfigError as exc:
         raise UsageProblem(str(exc)) from None
+    if project.cache is not None:
+        project.cache.trim()
     if not result.files_checked and result.findings and all(f.code == "EGL999" for f in result.findings):
         raise UsageProblem("nothing to check: " + "; ".join(f"{f.path}: {f.message}" for f in result.findings))
     return result
@@ -112,6 +125,10 @@ COMMON = [
     click.option("--no-cache", is_flag=True, help="Do not read or write the summary cache."),
     click.option("--cache-dir", type=click.Path(path_type=Path), envvar="EAGLELINT_CACHE_DIR",
                  help="Summary cache folder (default: $XDG_CACHE_HOME/eaglelint)."),
+    click.option("--cache-max-size", metavar="SIZE", envvar="EAGLELINT_CACHE_MAX_SIZE",
+                 help="Bound on the cache folder; the oldest entries go first (default: 256MB)."),
+    click.option("--max-file-size", metavar="SIZE",
+                 help="Larger files are reported (EGL999), not read (default: 10MB; config: max-file-size)."),
     click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
                  help="Processes that parse files (pays off on cold runs of large trees)."),
     click.option("--dependents/--no-dependents", default=None,
@@ -167,7 +184,7 @@ def check(output_format, quiet, statistics, exit_zero, report_unused_suppression
     """
     finder = _finder(opts, report_unused_suppressions=report_unused_suppressions)
     progress = progress_bar if wants_progress(quiet, output_format) else None
-    project = make_project(opts["no_cache"], opts["cache_dir"])
+    project = make_project(opts["no_cache"], opts["cache_dir"], opts["cache_max_size"])
     result = run_lint(paths, finder, project, progress, opts["jobs"])
     if output_format == "json":
         write_json(result.findings, sys.stdout)
@@ -204,7 +221,7 @@ def fix(write, show_diff, style, paths, **opts):
     if write and show_diff:
         raise UsageProblem("--write and --diff exclude each other")
     finder = _finder(opts, style=style)
-    project = make_project(opts["no_cache"], opts["cache_dir"])
+    project = make_project(opts["no_cache"], opts["cache_dir"], opts["cache_max_size"])
     result = run_lint(paths, finder, project, jobs=opts["jobs"])
     plan = _plan(result, project, _fix_roots(paths))
     console = Console(soft_wrap=True, stderr=not write)
@@ -216,10 +233,14 @@ def fix(write, show_diff, style, paths, **opts):
                       f"{'s' if len(plan.files) != 1 else ''}; run with --write to apply.", highlight=False)
         _print_left(console, plan.left)
         sys.exit(1 if result.findings else 0)
+    implicit = [f.path for f in plan.files if not paths and installed_refusal(f.path, [])]
+    if implicit:
+        raise UsageProblem(f"refusing to write into the installed package at {implicit[0].parent}: "
+                           "no PATH named it; pass the folder to fix it there")
     failed = []
     for file_fix in plan.files:
         try:
-            write_fix(file_fix)
+            write_fix(file_fix, list(paths))
         except FixError as exc:
             failed.append((file_fix, str(exc)))
             console.print(f"[red]not written[/] {display_path(file_fix.path)}: {exc}", highlight=False)
@@ -227,7 +248,8 @@ def fix(write, show_diff, style, paths, **opts):
     methods = sum(len(f.added) for f in written)
     console.print(f"Added {methods} method{'s' if methods != 1 else ''} in {len(written)} file"
                   f"{'s' if len(written) != 1 else ''}.", highlight=False)
-    remaining = run_lint(paths, finder, make_project(opts["no_cache"], opts["cache_dir"]), jobs=opts["jobs"]).findings
+    again = make_project(opts["no_cache"], opts["cache_dir"], opts["cache_max_size"])
+    remaining = run_lint(paths, finder, again, jobs=opts["jobs"]).findings
     still = {(f.path, f.class_name, f.code, f.method) for f in remaining}
     _print_left(console, [(f, why) for f, why in plan.left if (f.path, f.class_name, f.code, f.method) in still])
     sys.exit(1 if remaining else 0)
@@ -259,7 +281,7 @@ def _print_left(console: Console, left) -> None:
             console.print(f"  {f.path}:{f.line}:{f.column} {f.code}{where}: {reason}", highlight=False)
 
 
-for command in (rules_cmd, rule_cmd, interfaces_cmd):
+for command in (rules_cmd, rule_cmd, interfaces_cmd, clean_cmd):
     cli.add_command(command)
 
 

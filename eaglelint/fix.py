@@ -26,6 +26,7 @@ from .interfaces import load_interfaces
 from .modules import Project
 from .sources import SourceError, parse_source, read_source, split_lines
 from .summary import FunctionInfo, Param, free_names
+from .write_targets import installed_refusal
 
 
 @dataclass
@@ -276,8 +277,12 @@ def _insert_index(lines: list[str], node: ast.ClassDef, indent: str) -> int:
     return index
 
 
-def write_fix(fix: FileFix) -> None:
-    """Atomically replace the file; leave it untouched (and no temp file) on any failure."""
+def write_fix(fix: FileFix, named: list[Path] | None = None) -> None:
+    """Atomically replace the file; leave it untouched (and no temp file) on any failure.
+    With `named` (the paths the user gave), a file in an installed tree they did not name is refused."""
+    refusal = installed_refusal(fix.path, named) if named is not None else None
+    if refusal:
+        raise FixError(refusal)
     try:
         if fix.path.read_bytes() != fix.old:
             raise FixError("file changed while eaglelint was fixing it; run again")

@@ -289,7 +289,10 @@ def write_fix(fix: FileFix, named: list[Path] | None = None) -> None:
         mode = stat.S_IMODE(fix.path.stat().st_mode)
     except OSError as exc:
         raise FixError(f"cannot read: {exc.strerror or exc}") from None
-    fd, tmp = tempfile.mkstemp(dir=fix.path.parent, prefix=f".{fix.path.name}.", suffix=".eaglelint")
+    try:  # a folder it may not write into is reported like any failed write
+        fd, tmp = tempfile.mkstemp(dir=fix.path.parent, prefix=f".{fix.path.name}.", suffix=".eaglelint")
+    except OSError as exc:
+        raise FixError(f"cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(fix.new)

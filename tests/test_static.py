@@ -58,6 +58,7 @@ def eaglelint(*args, cwd):
 def test_check_and_fix_never_run_the_scanned_code(tmp_path):
     models, markers = make_tree(tmp_path)
     done = eaglelint("check", "--output-format", "json", tmp_path, cwd=tmp_path)
+    assert [m.name for m in markers if m.exists()] == []
     rows = json.loads(done.stdout)
     assert [(r["class"], r["method"], Path(r["wrapped_path"]).name) for r in rows] == [
         ("Wrapper", "get_embed_and_head", "lm.py")]
@@ -71,9 +72,9 @@ def test_interfaces_never_runs_the_engine_it_scans(tmp_path):
     _, markers = make_tree(tmp_path, "sglang")
     for cwd, args in ((tmp_path, ()), (tmp_path / "sglang", (tmp_path,))):  # found in the checkout, and named
         done = eaglelint("interfaces", "--output-format", "json", *args, cwd=cwd)
+        assert [m.name for m in markers if m.exists()] == []
         assert "Traceback" not in done.stderr and done.returncode in (0, 1), done.stderr
         assert "get_embed_and_head" in {row["name"] for row in json.loads(done.stdout)["names"]}
-    assert [m.name for m in markers if m.exists()] == []
 
 
 def test_default_models_folder_is_found_without_importing_the_package(tmp_path):

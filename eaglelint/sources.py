@@ -17,7 +17,7 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024  # ~100x SGLang's largest model file (deepseek_v2.py)
+DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024  # ~40x SGLang's largest model file (0.5.23 deepseek_v4.py)
 
 
 class SourceError(Exception):

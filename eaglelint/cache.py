@@ -92,7 +92,10 @@ class SummaryCache:
         return "run-" + digest.hexdigest()
 
     def has(self, key: str) -> bool:
-        return self.entry_path(key).is_file()
+        try:  # Path.is_file lets PermissionError through (a cache folder of another user)
+            return self.entry_path(key).is_file()
+        except OSError:
+            return False
 
     def get(self, key: str):
         """A summary, the reason a file could not be parsed, a run's result; None when not cached."""

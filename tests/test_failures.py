@@ -25,10 +25,10 @@ from test_hostile_input import LM, wrapper
 FIXED = b"def get_embed_and_head(self):"
 
 
-def eaglelint(*args, cwd=None, preexec_fn=None, prefix=()):
+def eaglelint(*args, cwd=None, preexec_fn=None, prefix=(), env=None):
     return subprocess.run([*prefix, sys.executable, "-m", "eaglelint", *map(str, args)], capture_output=True,
                           text=True, cwd=cwd, preexec_fn=preexec_fn,
-                          env={**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"})
+                          env={**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **(env or {})})
 
 
 def make_case(root: Path, filler: bytes = b"") -> Path:
@@ -52,6 +52,9 @@ def shared_tmp():
     """A folder the unprivileged user can enter (pytest's tmp_path is private to root)."""
     if os.geteuid() != 0 or not shutil.which("setpriv"):
         pytest.skip("needs root and setpriv to run eaglelint as an unprivileged user")
+    probe = eaglelint("--version", prefix=NOBODY)
+    if probe.returncode != 0:
+        pytest.skip(f"this Python cannot run as an unprivileged user here: {probe.stderr.strip()[-200:]}")
     folder = Path(tempfile.mkdtemp(prefix="eaglelint-nobody-"))
     folder.chmod(0o755)
     yield folder
@@ -83,13 +86,21 @@ def test_fix_where_it_may_not_write_keeps_the_file_and_says_so(shared_tmp):
     assert (case / "w.py").read_bytes() == before and sorted(p.name for p in case.iterdir()) == ["lm.py", "w.py"]
 
 
-def test_unwritable_default_cache_folder_only_warns(shared_tmp):
-    """As nobody, ~/.cache of root is out of reach: one warning, the same findings."""
+@pytest.mark.parametrize("state", ["absent", "filled by root"])
+def test_cache_folder_of_another_user_only_warns(shared_tmp, state):
+    """As nobody, the default cache folder root made (as when HOME is still root's) is out of reach:
+    one warning, the same findings."""
     case = make_case(shared_tmp / "tree")
+    env = {"XDG_CACHE_HOME": str(shared_tmp / "xdg")}
+    if state == "filled by root":
+        assert eaglelint("check", case, env=env).returncode == 1
+        assert list((shared_tmp / "xdg").rglob("*.json"))
+        (shared_tmp / "xdg" / "eaglelint").chmod(0o700)
     plain = eaglelint("check", "--no-cache", "--output-format", "json", case, prefix=NOBODY)
-    done = eaglelint("check", "--output-format", "json", "--cache-dir", shared_tmp / "cache", case, prefix=NOBODY)
-    assert json.loads(done.stdout) == json.loads(plain.stdout) and quiet(done)
-    assert len(done.stderr.splitlines()) == 1 and "warning: cache not used here" in done.stderr
+    for _ in range(2):
+        done = eaglelint("check", "--output-format", "json", case, prefix=NOBODY, env=env)
+        assert json.loads(done.stdout) == json.loads(plain.stdout) and quiet(done)
+        assert len(done.stderr.splitlines()) == 1 and "warning: cache not used here" in done.stderr
 
 
 # -- a full disk -------------------------------------------------------------------------------------

@@ -16,7 +16,11 @@ the entry is used only if all of those are unchanged. A file that did not exist
 outside the scanned paths and appears later is the one change this cannot see.
 
 The cache is an optimisation only: unreadable, corrupt or unwritable entries are
-ignored with a single warning.
+ignored with a single warning. Entries are plain JSON data (cache_codec.py), never
+pickle: CI restores cache folders from storage a pull request can write, and loading
+an entry must not be able to run code. The cache stays bounded: a new eaglelint (a new
+`v-<tag>` folder) removes the folders of older ones, and a run that wrote entries
+evicts the oldest written once the folder exceeds its size bound.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import pickle
+import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -32,9 +37,13 @@ from functools import cache
 from pathlib import Path
 
 from . import __version__
-from .summary import ModuleSummary
+from .cache_codec import MAX_ENTRY_BYTES, EntryError, decode, encode
 
-# Entries are pickles written by this tool into the user's own cache directory.
+DEFAULT_MAX_SIZE = 256 * 1024 * 1024
+VERSION_FOLDER = re.compile(r"v-[0-9a-f]{16}")  # the only folders pruning or `clean` ever removes
+CACHEDIR_TAG = "CACHEDIR.TAG"  # https://bford.info/cachedir/: backup tools skip the folder
+TAG_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+            "# This file is a cache directory tag created by eaglelint.\n")
 
 
 def default_cache_dir() -> Path:
@@ -51,10 +60,15 @@ def format_tag() -> bytes:
 
 
 class SummaryCache:
-    def __init__(self, directory: Path, warn: Callable[[str], None] = lambda message: None):
+    def __init__(self, directory: Path, warn: Callable[[str], None] = lambda message: None,
+                 max_size: int = DEFAULT_MAX_SIZE):
+        self.root = directory
         self.directory = directory / f"v-{format_tag().decode()}"
+        self.max_size = max_size
         self._warn = warn
         self._warned = False
+        self._ready = False
+        self.written = 0
         self.hits = 0
         self.misses = 0
 
@@ -67,8 +81,8 @@ class SummaryCache:
     def key(raw: bytes) -> str:
         return hashlib.sha256(format_tag() + b"\0" + raw).hexdigest()
 
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.pickle"
+    def entry_path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
 
     @staticmethod
     def run_key(parts: list[bytes]) -> str:
@@ -78,41 +92,115 @@ class SummaryCache:
         return "run-" + digest.hexdigest()
 
     def has(self, key: str) -> bool:
-        return self._path(key).is_file()
+        try:  # Path.is_file lets PermissionError through (a cache folder of another user)
+            return self.entry_path(key).is_file()
+        except OSError:
+            return False
 
     def get(self, key: str):
         """A summary, the reason a file could not be parsed, a run's result; None when not cached."""
-        path = self._path(key)
+        path = self.entry_path(key)
         try:
             with open(path, "rb") as fh:
-                value = pickle.load(fh)
+                data = fh.read(MAX_ENTRY_BYTES + 1)
+            if len(data) > MAX_ENTRY_BYTES:
+                raise EntryError("larger than any entry eaglelint writes")
+            value = decode(data)
         except FileNotFoundError:
             self.misses += 1
             return None
-        except Exception as exc:
-            self.warn(f"unreadable cache entry {path.name}: {type(exc).__name__}")
-            self.misses += 1
-            return None
-        if not isinstance(value, (ModuleSummary, str, tuple)):
-            self.warn(f"unexpected cache entry {path.name}")
+        except (OSError, EntryError) as exc:
+            self.warn(f"unreadable cache entry {path.name}: {exc}")
             self.misses += 1
             return None
         self.hits += 1
         return value
 
     def put(self, key: str, value) -> None:
-        path = self._path(key)
+        try:
+            data = encode(value)
+        except (ValueError, RecursionError):  # nested too deeply for JSON: recomputed next time
+            return
+        if len(data) > min(MAX_ENTRY_BYTES, self.max_size):
+            return
+        path = self.entry_path(key)
         tmp = None
         try:
+            self._prepare()
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                fh.write(data)
             os.replace(tmp, path)
             tmp = None
+            self.written += len(data)
         except OSError as exc:
             self.warn(f"cannot write to {self.directory}: {exc.strerror or exc}")
         finally:
             if tmp is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+
+    def _prepare(self) -> None:
+        """Before the first write: a new version folder replaces those of other versions."""
+        if self._ready:
+            return
+        self._ready = True
+        if self.directory.is_dir():
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        tag = self.root / CACHEDIR_TAG
+        if not tag.exists():
+            tag.write_text(TAG_TEXT)
+        for folder in version_folders(self.root):
+            if folder != self.directory:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def trim(self) -> None:
+        """After a run that wrote entries: if the folder exceeds `max_size`, remove the oldest
+        written entries down to three quarters of it (a hit does not refresh an entry, but a
+        removed entry still in use is simply written again)."""
+        if not self.written:
+            return
+        entries = []
+        with contextlib.suppress(OSError):
+            for sub in os.scandir(self.directory):
+                if sub.is_dir(follow_symlinks=False):
+                    for entry in os.scandir(sub.path):
+                        with contextlib.suppress(OSError):
+                            info = entry.stat(follow_symlinks=False)
+                            entries.append((info.st_mtime, info.st_size, entry.path))
+        total = sum(size for _, size, _ in entries)
+        if total <= self.max_size:
+            return
+        for _, size, path in sorted(entries):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            total -= size
+            if total <= self.max_size * 3 // 4:
+                break
+
+
+def version_folders(root: Path) -> list[Path]:
+    try:
+        return sorted(p for p in root.iterdir() if VERSION_FOLDER.fullmatch(p.name) and not p.is_symlink())
+    except OSError:
+        return []
+
+
+def clean(root: Path) -> list[Path]:
+    """Remove every eaglelint cache folder under `root` (and `root`, if then empty): what was removed.
+
+    Only `v-<tag>` folders and the cache tag are touched, so `--cache-dir` pointing at a
+    folder that holds other things never loses them."""
+    removed = []
+    for folder in version_folders(root):
+        shutil.rmtree(folder)
+        removed.append(folder)
+    tag = root / CACHEDIR_TAG
+    if tag.is_file():
+        tag.unlink()
+    with contextlib.suppress(OSError):
+        root.rmdir()
+        removed.append(root)
+    return removed

@@ -92,7 +92,7 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     candidates: list[tuple[Path, bytes]] = []
     for path in files:
         try:
-            raw = read_bytes(path)  # decoded only if parsed: a file that cannot hold a wrapper is not
+            raw = read_bytes(path, project.max_file_size)  # decoded only if parsed: non-wrapper files are not
             project.note_read(path, raw)
         except SourceError as exc:
             result.findings.append(file_error(path, str(exc)))

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .delegation import DEFAULT_STYLE, STYLES
 from .interfaces import load_codes, load_interfaces
+from .sources import DEFAULT_MAX_FILE_SIZE
 
 DEFAULT_WRAPPER_ATTRIBUTES = ("language_model",)
 SEVERITIES = ("error", "warning", "info")
@@ -46,6 +48,7 @@ class Settings:
     report_unused_suppressions: bool = False
     fail_on: tuple[str, ...] = DEFAULT_FAIL_ON
     baseline: Path | None = None
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; a larger file is an EGL999, never read
     root: Path = field(default_factory=Path.cwd)  # globs are relative to it
     source: Path | None = None  # the file these settings came from
 
@@ -138,6 +141,7 @@ KEYS = {
     "interfaces": "interfaces", "wrapper-attributes": "wrapper_attributes", "fix": None,
     "dependents": "dependents", "report-unused-suppressions": "report_unused_suppressions",
     "fail-on": "fail_on", "baseline": "baseline",
+    "max-file-size": "max_file_size",
 }
 
 
@@ -172,6 +176,8 @@ def parse_table(table: dict, path: Path, where: str = "[tool.eaglelint]") -> Set
             if not isinstance(value, str) or not value.strip():
                 raise ConfigError(f"{problem}: must be a file name, not {value!r}")
             values["baseline"] = values["root"] / value
+        elif key == "max-file-size":
+            values["max_file_size"] = parse_size(value, problem)
         else:
             if not isinstance(value, bool):
                 raise ConfigError(f"{problem}: must be true or false, not {value!r}")
@@ -197,6 +203,20 @@ def _strings(value, problem: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ConfigError(f"{problem}: must be a list of non-empty strings, not {value!r}")
     return tuple(v.strip() for v in value)
+
+
+_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2, "mib": 1024**2,
+          "g": 1024**3, "gb": 1024**3, "gib": 1024**3}
+
+
+def parse_size(value, problem: str) -> int:
+    """A size in bytes from 1048576, "1MB" or "1 MiB" (K, M, G are powers of 1024, as `du -h` counts)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", value) if isinstance(value, str) else None
+    if match is None or match[2].lower() not in _UNITS or int(match[1]) == 0:
+        raise ConfigError(f"{problem}: must be a size such as 10MB or 1048576, not {value!r}")
+    return int(match[1]) * _UNITS[match[2].lower()]
 
 
 def check_codes(codes: tuple[str, ...], problem: str) -> tuple[str, ...]:

@@ -84,7 +84,7 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     raws: dict[Path, bytes] = {}
     for path in _tree_files(changed_set):
         try:
-            raws[path] = read_source(path).raw
+            raws[path] = read_source(path, project.max_file_size).raw
         except SourceError:
             continue
     out: list[Dependent] = []

@@ -27,6 +27,7 @@ from .interfaces import load_interfaces
 from .modules import Project
 from .sources import SourceError, parse_source, read_source, split_lines
 from .summary import FunctionInfo, Param, free_names
+from .write_targets import installed_refusal
 
 
 @dataclass
@@ -278,15 +279,22 @@ def _insert_index(lines: list[str], node: ast.ClassDef, indent: str) -> int:
     return index
 
 
-def write_fix(fix: FileFix) -> None:
-    """Atomically replace the file; leave it untouched (and no temp file) on any failure."""
+def write_fix(fix: FileFix, named: list[Path] | None = None) -> None:
+    """Atomically replace the file; leave it untouched (and no temp file) on any failure.
+    With `named` (the paths the user gave), a file in an installed tree they did not name is refused."""
+    refusal = installed_refusal(fix.path, named) if named is not None else None
+    if refusal:
+        raise FixError(refusal)
     try:
         if fix.path.read_bytes() != fix.old:
             raise FixError("file changed while eaglelint was fixing it; run again")
         mode = stat.S_IMODE(fix.path.stat().st_mode)
     except OSError as exc:
         raise FixError(f"cannot read: {exc.strerror or exc}") from None
-    fd, tmp = tempfile.mkstemp(dir=fix.path.parent, prefix=f".{fix.path.name}.", suffix=".eaglelint")
+    try:  # a folder it may not write into is reported like any failed write
+        fd, tmp = tempfile.mkstemp(dir=fix.path.parent, prefix=f".{fix.path.name}.", suffix=".eaglelint")
+    except OSError as exc:
+        raise FixError(f"cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(fix.new)

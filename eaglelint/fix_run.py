@@ -18,6 +18,7 @@ no `--unsafe-fixes`.
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 from rich.console import Console
 
@@ -40,12 +41,13 @@ def plan(result: LintResult, project: Project, roots) -> FixPlan:
     return out
 
 
-def write_plan(fix_plan: FixPlan, console: Console) -> list[FileFix]:
-    """Write every file of the plan; a file that cannot be written is named, the rest go on."""
+def write_plan(fix_plan: FixPlan, console: Console, named: list[Path]) -> list[FileFix]:
+    """Write every file of the plan; a file that cannot be written is named, the rest go on.
+    `named` are the paths the user gave: an installed tree none of them names is not written."""
     written = []
     for file_fix in fix_plan.files:
         try:
-            write_fix(file_fix)
+            write_fix(file_fix, named)
             written.append(file_fix)
         except FixError as exc:
             console.print(f"[red]not written[/] {display_path(file_fix.path)}: {exc}", highlight=False)

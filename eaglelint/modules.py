@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .cache import SummaryCache
-from .sources import SourceError, decode_source, parse_source, read_bytes
+from .sources import DEFAULT_MAX_FILE_SIZE, SourceError, decode_source, parse_source, read_bytes
 from .summary import ModuleSummary, summarize
 
 INTERNAL = "internal error: "
@@ -43,6 +43,7 @@ class Project:
     def __init__(self, cache: SummaryCache | None = None) -> None:
         self.cache = cache
         self.debug = False  # let an unexpected error propagate instead of recording it for the file
+        self.max_file_size = DEFAULT_MAX_FILE_SIZE  # a larger file is refused unread (max-file-size)
         self._summaries: dict[Path, ModuleSummary | None] = {}
         self.errors: dict[Path, str] = {}
         # content key of every file this run read, hashed once: the cache key of its
@@ -75,7 +76,7 @@ class Project:
     def _load(self, path: Path, raw: bytes | None, computed: ModuleSummary | str | None = None):
         if raw is None:
             try:
-                raw = read_bytes(path)
+                raw = read_bytes(path, self.max_file_size)
             except SourceError as exc:
                 self.errors[path] = str(exc)
                 return None

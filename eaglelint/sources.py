@@ -17,6 +17,8 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
+DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024  # ~40x SGLang's largest model file (0.5.23 deepseek_v4.py)
+
 
 class SourceError(Exception):
     """A file that cannot be read or parsed; str() is the reason shown to the user."""
@@ -30,13 +32,14 @@ class Source:
     encoding: str
 
 
-def read_source(path: Path) -> Source:
-    return decode_source(path, read_bytes(path))
+def read_source(path: Path, limit: int | None = None) -> Source:
+    return decode_source(path, read_bytes(path, limit))
 
 
-def read_bytes(path: Path) -> bytes:
-    """Read a regular file. A FIFO or device named `x.py` is refused, not read: reading
-    one would block forever or never end."""
+def read_bytes(path: Path, limit: int | None = None) -> bytes:
+    """Read a regular file of at most `limit` bytes. A FIFO or device named `x.py` is
+    refused, not read: reading one would block forever or never end. A larger file is
+    refused before it is read: parsing 50 MB of Python takes gigabytes."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as file:
@@ -45,7 +48,12 @@ def read_bytes(path: Path) -> bytes:
                 raise IsADirectoryError
             if not stat.S_ISREG(mode):
                 raise SourceError("not a regular file (a pipe, socket or device?)")
-            raw = file.read()
+            size = os.fstat(file.fileno()).st_size
+            if limit is not None and size > limit:
+                raise SourceError(too_large(size, limit))
+            raw = file.read() if limit is None else file.read(limit + 1)
+            if limit is not None and len(raw) > limit:  # it grew while being read
+                raise SourceError(too_large(len(raw), limit))
     except FileNotFoundError:
         raise SourceError("file disappeared or does not exist") from None
     except IsADirectoryError:
@@ -57,6 +65,11 @@ def read_bytes(path: Path) -> bytes:
             raise SourceError("symbolic link loop") from None
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
     return raw
+
+
+def too_large(size: int, limit: int) -> str:
+    return (f"file too large ({size:,} bytes, max-file-size is {limit:,}); "
+            "raise max-file-size to check it")
 
 
 def decode_source(path: Path, raw: bytes) -> Source:

@@ -75,8 +75,8 @@ def test_editing_wrapped_module_changes_warm_result(tmp_path, scope):
 def test_corrupt_cache_is_ignored_with_a_warning(tmp_path):
     cache_dir = tmp_path / "cache"
     expected, _ = run([TREE], cache_dir)
-    for entry in cache_dir.rglob("*.pickle"):
-        entry.write_bytes(b"not a pickle")
+    for entry in cache_dir.rglob("*.json"):
+        entry.write_bytes(b"not an entry")
     messages = []
     project = Project(SummaryCache(cache_dir, warn=messages.append))
     assert check_files(discover([TREE]).files, OPTIONS, project).findings == expected
@@ -102,4 +102,4 @@ def test_no_cache_writes_nothing(tmp_path):
                    env=env)
     assert list(tmp_path.iterdir()) == []
     subprocess.run([sys.executable, "-m", "eaglelint", "check", str(TREE)], capture_output=True, env=env)
-    assert list((tmp_path / "eaglelint").rglob("*.pickle"))
+    assert list((tmp_path / "eaglelint").rglob("*.json"))

@@ -1,8 +1,9 @@
 """Static means static: eaglelint never imports or executes the code it scans.
 
 Every scanned file here would, if run, write a marker file and then raise (and the
-packages' `__init__.py` too). `check` and `fix --write` must analyse them, the fix
-must land, and no marker may appear.
+packages' `__init__.py` too, and the files Python or its tools run on their own:
+`conftest.py`, `setup.py`, `sitecustomize.py`, an engine module). `check`, `fix
+--write` and `interfaces` must analyse them, the fix must land, and no marker may appear.
 """
 
 import json
@@ -37,6 +38,15 @@ def make_tree(root: Path, package: str = PACKAGE) -> tuple[Path, list[Path]]:
         f"from {package}.srt.models.lm import TextModelForCausalLM\n\n\n"
         "class Wrapper:\n    def __init__(self, config):\n"
         "        self.language_model = TextModelForCausalLM(config)\n"))
+    runner = root / package / "srt" / "model_executor"
+    runner.mkdir()
+    extra = {"conftest": root / "conftest.py", "setup": root / "setup.py", "sitecustomize": root / "sitecustomize.py",
+             "models_conftest": models / "conftest.py", "models_sitecustomize": models / "sitecustomize.py",
+             "engine": runner / "model_runner.py"}
+    for name, path in extra.items():
+        markers.append(root / f"ran_{name}")
+        path.write_text(side_effect(markers[-1]) + "class ModelRunner:\n    def run(self):\n"
+                        "        return self.model.get_embed_and_head()\n")
     return models, markers
 
 
@@ -48,6 +58,7 @@ def eaglelint(*args, cwd):
 def test_check_and_fix_never_run_the_scanned_code(tmp_path):
     models, markers = make_tree(tmp_path)
     done = eaglelint("check", "--output-format", "json", tmp_path, cwd=tmp_path)
+    assert [m.name for m in markers if m.exists()] == []
     rows = json.loads(done.stdout)
     assert [(r["class"], r["method"], Path(r["wrapped_path"]).name) for r in rows] == [
         ("Wrapper", "get_embed_and_head", "lm.py")]
@@ -57,11 +68,23 @@ def test_check_and_fix_never_run_the_scanned_code(tmp_path):
     assert [m.name for m in markers if m.exists()] == []
 
 
+def test_interfaces_never_runs_the_engine_it_scans(tmp_path):
+    _, markers = make_tree(tmp_path, "sglang")
+    for cwd, args in ((tmp_path, ()), (tmp_path / "sglang", (tmp_path,))):  # found in the checkout, and named
+        done = eaglelint("interfaces", "--output-format", "json", *args, cwd=cwd)
+        assert [m.name for m in markers if m.exists()] == []
+        assert "Traceback" not in done.stderr and done.returncode in (0, 1), done.stderr
+        assert "get_embed_and_head" in {row["name"] for row in json.loads(done.stdout)["names"]}
+
+
 def test_default_models_folder_is_found_without_importing_the_package(tmp_path):
     """With no PATH, ./sglang is located (importlib.util.find_spec), not imported."""
     models, markers = make_tree(tmp_path, "sglang")
     done = eaglelint("check", "--output-format", "json", cwd=tmp_path)
     assert [Path(r["path"]).name for r in json.loads(done.stdout)] == ["wrapper.py"]
+    fixed = eaglelint("fix", "--write", cwd=tmp_path)
+    assert fixed.returncode == 0 and "return self.language_model.get_embed_and_head()" in (
+        models / "wrapper.py").read_text()
     assert [m.name for m in markers if m.exists()] == []
 
 

@@ -1,0 +1,223 @@
+"""Cache entries as plain JSON data: what the cache writes, and a decoder that cannot run code.
+
+Why not pickle: CI systems restore the cache folder from storage that a pull request
+can write, and `pickle.load` of a crafted file runs code with the linter's rights.
+JSON decoding builds only lists, dicts, strings and numbers; this module then builds
+summaries and findings from them field by field, checking each type, so a crafted or
+damaged entry is an `EntryError` (a cache miss), never code run or a wrong-typed field.
+
+Layout: a header line naming the format and its version, then one JSON array
+`[kind, ...]`. Dataclasses are stored as arrays of their fields in order (smaller and
+faster than objects with keys); a `Ref` keeps its arguments inline, so a chain of n
+attributes nests n levels, not 2n, and stays within the JSON encoder's depth.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .refs import Ref
+from .summary import ClassInfo, FunctionInfo, ModuleSummary, Param, WrapperAssign
+
+HEADER = b"eaglelint-cache 1\n"  # bump the number when the layout below changes
+MAX_ENTRY_BYTES = 64 * 1024 * 1024  # an entry larger than this is not ours: refused unread
+
+
+class EntryError(Exception):
+    """Bytes that are not a cache entry this version wrote; str() says what is wrong."""
+
+
+def encode(value) -> bytes:
+    """A summary, the reason a file could not be parsed, or a run's (result, deps)."""
+    if isinstance(value, ModuleSummary):
+        body = ["summary", _summary(value)]
+    elif isinstance(value, str):
+        body = ["error", value]
+    else:
+        result, deps = value
+        body = ["run", [_finding(f) for f in result.findings], result.files_checked, [list(d) for d in deps]]
+    return HEADER + json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def decode(data: bytes):
+    if not data.startswith(HEADER):
+        raise EntryError("not an eaglelint cache entry of this format")
+    try:
+        body = json.loads(data[len(HEADER):])
+    except (ValueError, RecursionError) as exc:
+        raise EntryError(f"not valid JSON: {type(exc).__name__}") from None
+    try:
+        kind = body[0]
+        if kind == "summary" and len(body) == 2:
+            return _load_summary(body[1])
+        if kind == "error" and len(body) == 2:
+            return _str(body[1])
+        if kind == "run" and len(body) == 4:
+            return _load_run(body)
+    except (TypeError, ValueError, KeyError, IndexError, RecursionError) as exc:
+        raise EntryError(f"malformed {kind} entry: {type(exc).__name__}") from None
+    raise EntryError("unknown entry kind")
+
+
+# -- encoding ------------------------------------------------------------------------------------
+
+def _ref(r: Ref) -> list:
+    return [r.kind, r.name, r.attr, *map(_ref, r.args)]
+
+
+def _refs(refs) -> list:
+    return [_ref(r) for r in refs]
+
+
+def _function(f: FunctionInfo) -> list:
+    return [f.name, f.line, [[p.name, p.kind, p.annotation, p.default] for p in f.params], f.returns_value,
+            _refs(f.returns), list(f.decorators), f.return_annotation, f.is_async, list(f.signature_names),
+            f.keeps_argument]
+
+
+def _node(v):
+    """A `__getattr__` decision tree (forwarding.py): tuples of strings, string sets, None."""
+    if isinstance(v, tuple):
+        return [_node(x) for x in v]
+    if isinstance(v, frozenset):
+        return {"set": sorted(v)}
+    return v
+
+
+def _class(c: ClassInfo) -> list:
+    return [c.name, c.line, c.column, c.end_line, _refs(c.bases),
+            {name: _function(f) for name, f in c.methods.items()},
+            {name: [line, _refs(refs)] for name, (line, refs) in c.attrs.items()},
+            {name: [[a.line, _refs(a.values)] for a in assigns] for name, assigns in c.self_assigns.items()},
+            _node(c.getattr_forwards), list(c.decorators), c.header_keywords]
+
+
+def _summary(m: ModuleSummary) -> list:
+    return [m.path, {name: _refs(refs) for name, refs in m.names.items()},
+            {name: _class(c) for name, c in m.classes.items()},
+            {name: _function(f) for name, f in m.functions.items()}, list(m.entry_classes), list(m.star_imports),
+            None if m.all_names is None else list(m.all_names),
+            {name: [list(x) for x in added] for name, added in m.late_members.items()}]
+
+
+def _finding(f) -> list:
+    return [f.path, f.line, f.column, f.code, f.message, f.class_name, f.wrapped_class, f.method, f.wrapped_path,
+            f.wrapped_line, f.provider_class, f.interface, f.wrapper_attribute, f.entry_class, list(f.subclasses),
+            f.included_because, f.every_candidate, f.fix_refusal]
+
+
+# -- decoding: every field's type is checked --------------------------------------------------------
+
+def _str(v) -> str:
+    if type(v) is not str:
+        raise TypeError
+    return v
+
+
+def _opt_str(v) -> str | None:
+    return None if v is None else _str(v)
+
+
+def _int(v) -> int:
+    if type(v) is not int:
+        raise TypeError
+    return v
+
+
+def _opt_int(v) -> int | None:
+    return None if v is None else _int(v)
+
+
+def _bool(v) -> bool:
+    if type(v) is not bool:
+        raise TypeError
+    return v
+
+
+def _list(v) -> list:
+    if type(v) is not list:
+        raise TypeError
+    return v
+
+
+def _dict(v) -> dict:
+    if type(v) is not dict:
+        raise TypeError
+    return v
+
+
+def _strs(v) -> tuple[str, ...]:
+    return tuple(map(_str, _list(v)))
+
+
+def _load_ref(v) -> Ref:
+    kind, name, attr, *args = _list(v)
+    return Ref(_str(kind), _str(name), _str(attr), tuple(map(_load_ref, args)))
+
+
+def _load_refs(v) -> tuple[Ref, ...]:
+    return tuple(map(_load_ref, _list(v)))
+
+
+def _load_function(v) -> FunctionInfo:
+    name, line, params, returns_value, returns, decorators, annotation, is_async, names, keeps = _list(v)
+    return FunctionInfo(
+        _str(name), _int(line),
+        tuple(Param(_str(n), _str(k), _opt_str(a), _opt_str(d)) for n, k, a, d in map(_list, _list(params))),
+        _bool(returns_value), _load_refs(returns), _strs(decorators), _opt_str(annotation), _bool(is_async),
+        _strs(names), _bool(keeps))
+
+
+def _load_node(v):
+    if type(v) is list:
+        return tuple(map(_load_node, v))
+    if type(v) is dict:
+        if set(v) != {"set"}:
+            raise ValueError
+        return frozenset(_strs(v["set"]))
+    if v is None or type(v) is str:
+        return v
+    raise TypeError
+
+
+def _load_class(v) -> ClassInfo:
+    name, line, column, end_line, bases, methods, attrs, assigns, forwards, decorators, keywords = _list(v)
+    return ClassInfo(
+        _str(name), _int(line), _int(column), _int(end_line), _load_refs(bases),
+        {_str(k): _load_function(f) for k, f in _dict(methods).items()},
+        {_str(k): (_int(line), _load_refs(refs)) for k, (line, refs) in _dict(attrs).items()},
+        {_str(k): [WrapperAssign(_int(line), _load_refs(refs)) for line, refs in map(_list, _list(items))]
+         for k, items in _dict(assigns).items()},
+        _load_node(forwards), _strs(decorators), _bool(keywords))
+
+
+def _load_summary(v) -> ModuleSummary:
+    path, names, classes, functions, entry_classes, stars, all_names, late = _list(v)
+    return ModuleSummary(
+        _str(path), {_str(k): list(_load_refs(refs)) for k, refs in _dict(names).items()},
+        {_str(k): _load_class(c) for k, c in _dict(classes).items()},
+        {_str(k): _load_function(f) for k, f in _dict(functions).items()}, _strs(entry_classes), _strs(stars),
+        None if all_names is None else _strs(all_names),
+        {_str(k): [(_int(line), _str(how)) for line, how in map(_list, _list(added))]
+         for k, added in _dict(late).items()})
+
+
+def _load_run(body: list) -> tuple:
+    from .checker import CheckResult, Finding  # the checker builds on the cache: imported late
+    from .interfaces import load_codes
+
+    known = load_codes()
+
+    findings = []
+    for row in map(_list, _list(body[1])):
+        (path, line, column, code, message, class_name, wrapped_class, method, wrapped_path, wrapped_line,
+         provider, interface, attribute, entry_class, subclasses, because, every, refusal) = row
+        if code not in known:
+            raise ValueError
+        findings.append(Finding(
+            _str(path), _int(line), _int(column), _str(code), _str(message), _str(class_name),
+            _opt_str(wrapped_class), _opt_str(method), _opt_str(wrapped_path), _opt_int(wrapped_line),
+            _opt_str(provider), _opt_str(interface), _opt_str(attribute), _bool(entry_class), _strs(subclasses),
+            _opt_str(because), _bool(every), _opt_str(refusal)))
+    deps = [(_str(p), _str(k)) for p, k in map(_list, _list(body[3]))]
+    return CheckResult(findings, _int(body[2])), deps

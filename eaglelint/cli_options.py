@@ -1,0 +1,166 @@
+"""What the options every checking command shares mean: paths, settings, the cache.
+
+`check` and `fix` (and `check --fix`) turn the same flags into the same run; keeping
+that here leaves cli.py with the commands alone. A flag or config value a user got
+wrong is a one-line message with exit 2 (UsageProblem, ConfigProblem), never a
+traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .cache import DEFAULT_MAX_SIZE, SummaryCache, default_cache_dir
+from .checker import display_path
+from .config import (
+    ConfigError,
+    check_attributes,
+    check_codes,
+    check_interfaces,
+    check_severities,
+    parse_size,
+    split_flag,
+)
+from .discover import checkout_models_dir, installed_models_dir
+from .lint import LintResult, SettingsFinder, lint
+from .modules import Project
+
+
+class UsageProblem(click.UsageError):
+    """A mistake in how eaglelint was called (exit 2)."""
+
+
+class ConfigProblem(click.ClickException):
+    """A configuration file or value eaglelint cannot use: one line, no usage banner (exit 2)."""
+
+    exit_code = 2
+
+
+def target_paths(paths: tuple[Path, ...], installed: bool = False) -> list[Path]:
+    """The given paths; with none, this checkout's models folder, and the installed sglang
+    package's only where `installed` (check reads it; fix must never write into it)."""
+    if paths:
+        return list(paths)
+    found, which = checkout_models_dir(), "the checkout in the working directory"
+    if found is None and installed:
+        found, which = installed_models_dir(), "the installed sglang package; no checkout found here"
+    if found is None:
+        looked = "the installed sglang package, " if installed else ""
+        raise UsageProblem(
+            f"no PATH given and no SGLang models folder found (looked for {looked}python/sglang/srt/models, "
+            "sglang/srt/models or srt/models from the working directory up); "
+            "pass the folder or files, e.g. `eaglelint check sglang/srt/models`")
+    click.echo(f"eaglelint: no PATH given; checking {display_path(found)} ({which})", err=True)
+    return [found]
+
+
+def settings_finder(opts: dict, **extra) -> SettingsFinder:
+    """Settings from config files, with the flags that were given laid over them."""
+    if opts["config"] and opts["isolated"]:
+        raise UsageProblem("--config and --isolated exclude each other")
+    try:
+        overrides = {
+            "select": _codes(opts["select"], "--select"),
+            "ignore": _codes(opts["ignore"], "--ignore"),
+            "extend_select": _codes(opts["extend_select"], "--extend-select"),
+            "extend_ignore": _codes(opts["extend_ignore"], "--extend-ignore"),
+            "fail_on": _checked(check_severities, opts["fail_on"], "--fail-on"),
+            "exclude": split_flag(opts["exclude"]),
+            "interfaces": _checked(check_interfaces, opts["interface"], "--interface"),
+            "wrapper_attributes": _checked(check_attributes, opts["wrapper_attribute"], "--wrapper-attribute"),
+            "dependents": opts["dependents"],
+            "max_file_size": _size(opts["max_file_size"], "--max-file-size"),
+            **extra,
+        }
+        return SettingsFinder(overrides, opts["config"], opts["isolated"])
+    except ConfigError as exc:
+        raise ConfigProblem(str(exc)) from None
+
+
+def _codes(values, flag: str):
+    return _checked(check_codes, values, flag)
+
+
+def _size(value: str | None, flag: str) -> int | None:
+    try:
+        return None if value is None else parse_size(value, flag)
+    except ConfigError as exc:
+        raise UsageProblem(str(exc)) from None
+
+
+def _checked(check, values, flag: str):
+    split = split_flag(values)
+    return None if split is None else check(split, flag)
+
+
+def make_project(opts: dict) -> Project:
+    """The module index, with the persistent summary cache unless --no-cache or --debug
+    (with --debug an internal error must recur, with its traceback, not come from the cache)."""
+    no_cache, cache_dir, cache_max_size = opts["no_cache"], opts["cache_dir"], opts["cache_max_size"]
+    ctx = click.get_current_context(silent=True)
+    debug = bool(ctx and isinstance(ctx.obj, dict) and ctx.obj.get("debug"))
+    bound = DEFAULT_MAX_SIZE if cache_max_size is None else _size(cache_max_size, "--cache-max-size")
+    if no_cache or debug:
+        project = Project()
+    else:
+        project = Project(SummaryCache(cache_dir or default_cache_dir(), lambda m: click.echo(m, err=True), bound))
+    project.debug = debug
+    return project
+
+
+def run_lint(paths: list[Path], finder: SettingsFinder, project: Project, progress=None,
+             jobs: int = 1) -> LintResult:
+    try:
+        result = lint(paths, finder, project, progress, jobs=jobs)
+    except ConfigError as exc:
+        raise ConfigProblem(str(exc)) from None
+    if project.cache is not None:
+        project.cache.trim()
+    if not result.files_checked and result.findings and all(f.code == "EGL999" for f in result.findings):
+        raise UsageProblem("nothing to check: " + "; ".join(f"{f.path}: {f.message}" for f in result.findings))
+    return result
+
+
+COMMON = [
+    click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
+    click.option("--config", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
+                 help="Read settings from FILE (a pyproject.toml with [tool.eaglelint], or a TOML file of "
+                      "the same keys) instead of the closest config."),
+    click.option("--isolated", is_flag=True, help="Ignore all configuration files."),
+    click.option("--interface", multiple=True, metavar="PACK[,PACK]",
+                 help="Interface packs from rules/ to check (default: the default packs, EAGLE-3)."),
+    click.option("--wrapper-attribute", multiple=True, metavar="NAME",
+                 help="Attribute that holds the wrapped model (default: language_model)."),
+    click.option("--select", multiple=True, metavar="CODE[,CODE]",
+                 help="Only report these rule codes (a prefix such as EGL0, or ALL); replaces the config's."),
+    click.option("--ignore", multiple=True, metavar="CODE[,CODE]",
+                 help="Do not report these rule codes; replaces the config's ignore."),
+    click.option("--extend-select", multiple=True, metavar="CODE[,CODE]",
+                 help="Report these codes too, in addition to the config's select."),
+    click.option("--extend-ignore", multiple=True, metavar="CODE[,CODE]",
+                 help="Do not report these codes either, in addition to the config's ignore."),
+    click.option("--fail-on", multiple=True, metavar="SEVERITY[,SEVERITY]",
+                 help="Severities that make the exit code 1 (default: error,warning; info never fails)."),
+    click.option("--exclude", multiple=True, metavar="GLOB[,GLOB]",
+                 help="Skip files and folders matching these globs (replaces the config's exclude)."),
+    click.option("--no-cache", is_flag=True, help="Do not read or write the summary cache."),
+    click.option("--cache-dir", type=click.Path(path_type=Path), envvar="EAGLELINT_CACHE_DIR",
+                 help="Summary cache folder (default: $XDG_CACHE_HOME/eaglelint)."),
+    click.option("--cache-max-size", metavar="SIZE", envvar="EAGLELINT_CACHE_MAX_SIZE",
+                 help="Bound on the cache folder; the oldest entries go first (default: 256MB)."),
+    click.option("--max-file-size", metavar="SIZE",
+                 help="Larger files are reported (EGL999), not read (default: 10MB; config: max-file-size)."),
+    click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+                 help="Processes that parse files (pays off on cold runs of large trees)."),
+    click.option("--dependents/--no-dependents", default=None,
+                 help="Given files, also check wrappers in other files of the same models folder whose "
+                      "wrapped class or bases live in them (default: on)."),
+]
+
+
+def common(fn):
+    for decorator in reversed(COMMON):
+        fn = decorator(fn)
+    return fn

@@ -116,9 +116,11 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
                     wrappers.append((ClassEntity(mod.path, cls.name), attr))
                     break
     methods = _methods(options.interfaces)
-    from .isolation import check_wrappers  # builds on this module: imported late
+    from .isolation import check_wrappers, class_failure  # build on this module: imported late
+    from .owner_rules import owner_findings
 
     result.findings.extend(check_wrappers(_Run(resolver, project, raws), wrappers, methods, options.interfaces))
+    result.findings.extend(owner_findings(resolver, project, raws, methods, lambda c, e: class_failure(project, c, e)))
     result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.method or ""))
     if run_key:
         scanned = {Path(os.path.abspath(p)) for p in raws}

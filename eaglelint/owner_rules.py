@@ -1,0 +1,205 @@
+"""EGL040/EGL041: a registered owner class whose decoder collects aux hidden states,
+but which lacks the EAGLE-3 members it must write itself.
+
+Why: SGLang issue #17935 (Qwen3-VL fails to start with speculative decoding):
+`Qwen3VLForConditionalGeneration` owns `lm_head` and `logits_processor` and holds a
+`Qwen3Model` subclass that already collects aux hidden states, yet had no
+`set_eagle3_layers_to_capture` / `get_embed_and_head` until SGLang wrote them by hand
+in 0.5.11. The members are the ones the decoder family's own `*ForCausalLM` already
+has; EGL040 when eaglelint can write them (and the forward change they need),
+EGL041, with the reason, when it cannot.
+
+Speed: a file is parsed for this rule only if one of its top-level class bodies
+assigns `self.lm_head` and a decoder attribute, lacks one of the members, and does
+not hold, by its own name, a class of the same file whose forward visibly never
+collects (a bytes test; what it passes is then judged exactly).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .checker import Finding, display_path, has_member
+from .interfaces import InterfaceMethod
+from .modules import Project
+from .owner_fix import NotFixable, plan_class
+from .owners import CAPTURE_HOOK, DECODER_ATTRS, LAYERS, OWNER_MEMBERS, Owner, OwnerAnalysis
+from .resolve import ClassEntity, Resolver
+
+CODE = "EGL040"  # fixable: eaglelint writes the members as the sibling does
+NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)
+
+_CLASS = re.compile(rb"^class[ \t]+(\w+)", re.M)
+_HEAD = re.compile(rb"self\.lm_head\s*(?::|=(?!=))")
+_DECODER = re.compile(rb"self\.(?:" + b"|".join(a.encode() for a in DECODER_ATTRS) + rb")\s*=(?!=)\s*([\w.]+)")
+_DEFS = tuple(b"def " + m.encode() for m in OWNER_MEMBERS)
+
+
+def may_hold_owner(raw: bytes, raws: dict[Path, bytes] | None = None) -> bool:
+    """Bytes test: can a class of this file be an owner with a gap? (No false negatives
+    for what `owner_findings` reports: a class is dropped only if its decoder is a class,
+    of this file or of `raws`, whose own body defines forward without reading
+    layers_to_capture or calling another forward.)"""
+    if b"lm_head" not in raw or b"logits_processor" not in raw:
+        return False
+    starts = [(m.start(), m.group(1)) for m in _CLASS.finditer(raw)]
+    bodies = {name: raw[a:b] for (a, name), (b, _) in zip(starts, [*starts[1:], (len(raw), b"")], strict=True)}
+    for body in bodies.values():
+        if not _HEAD.search(body) or all(d in body for d in _DEFS):
+            continue
+        held = [v.rsplit(b".", 1)[-1] for v in _DECODER.findall(body)]
+        if any(not _never_collects(bodies.get(name) or _body_elsewhere(name, raws)) for name in held):
+            return True
+    return False
+
+
+def _body_elsewhere(name: bytes, raws: dict[Path, bytes] | None) -> bytes | None:
+    """The body of the one top-level class `name` among `raws`, if exactly one file defines it."""
+    header = re.compile(rb"^class[ \t]+" + re.escape(name) + rb"\b", re.M)
+    found = [(raw, m.start()) for raw in (raws or {}).values() if name in raw for m in header.finditer(raw)]
+    if len(found) != 1:
+        return None
+    raw, start = found[0]
+    following = _CLASS.search(raw, start + 1)
+    return raw[start:following.start() if following else len(raw)]
+
+
+def _never_collects(body: bytes | None) -> bool:
+    return body is not None and b"def forward" in body and LAYERS.encode() not in body and b".forward(" not in body
+
+
+@dataclass(frozen=True)
+class OwnerGap:
+    """One owner lacking members, as `support` and the rule both see it."""
+
+    owner: Owner
+    cls: ClassEntity
+    missing: tuple[str, ...]
+    entries: tuple[tuple[ClassEntity, bool], ...] = ()  # registered classes inheriting the gap (in EntryClass?)
+
+
+def owner_findings(resolver: Resolver, project: Project, raws: dict[Path, bytes],
+                   methods: list[InterfaceMethod], failed) -> list[Finding]:
+    """The owner findings of the given files. `failed(cls, exc)` makes the EGL999 of a
+    class whose analysis raised (the run goes on)."""
+    wanted = {m.name: m for m in methods if m.name in OWNER_MEMBERS}
+    if CAPTURE_HOOK not in wanted:
+        return []  # the capture path is what makes an owner's gap an EAGLE-3 gap
+    analysis = OwnerAnalysis(resolver)
+    registry = Registry(resolver, project, raws)
+    out: list[Finding] = []
+    for path, raw in raws.items():
+        if not may_hold_owner(raw, raws):
+            continue
+        mod = project.summary(path, raw)
+        for info in list(mod.classes.values()) if mod else ():
+            if not any(a in info.self_assigns for a in DECODER_ATTRS):
+                continue
+            cls = ClassEntity(mod.path, info.name)
+            try:
+                gap = owner_gap(analysis, cls, tuple(wanted))
+                if gap is None or gap.owner.collects is not True or not analysis.computes_logits(cls):
+                    continue
+                gap = registry.registered(gap)
+                if gap is not None:
+                    out += _findings(analysis, gap, wanted)
+            except Exception as exc:
+                out.append(failed(cls, exc))
+    return out
+
+
+def owner_gap(analysis: OwnerAnalysis, cls: ClassEntity, members: tuple[str, ...]) -> OwnerGap | None:
+    """cls as an owner that lacks some of `members`, if it assigns its decoder itself."""
+    missing = tuple(m for m in members if not has_member(analysis.resolver, cls, m))
+    if not missing:
+        return None
+    owner = analysis.owner(cls)
+    if owner is None or owner.cls != cls:
+        return None
+    return OwnerGap(owner, cls, missing)
+
+
+class Registry:
+    """Which classes SGLang loads as served models: EntryClass entries and their bases."""
+
+    def __init__(self, resolver: Resolver, project: Project, raws: dict[Path, bytes]):
+        self.resolver, self.project, self.raws = resolver, project, raws
+
+    def registered(self, gap: OwnerGap) -> OwnerGap | None:
+        """The gap with the registered classes that have it, or None if no served model has it
+        (a component, a base nobody registers: the engine never calls it)."""
+        resolver, cls = self.resolver, gap.cls
+        entries = [(e, True) for e in self.entries_of(cls)]
+        entries = [(e, i) for e, i in entries if e == cls or not _chooses(resolver, e, cls, gap.owner.parameter)]
+        entries = [(e, i) for e, i in entries if any(not has_member(resolver, e, m) for m in gap.missing)]
+        return replace(gap, entries=tuple(entries)) if entries else None
+
+    def entries_of(self, cls: ClassEntity) -> list[ClassEntity]:
+        """cls itself if registered, and every scanned EntryClass entry that subclasses it.
+        Only files that define a class naming cls (or such a subclass) among its bases
+        are parsed for this."""
+        names, todo, files = set(), [cls.qualname.rsplit(".", 1)[-1].encode()], set()
+        while todo:
+            name = todo.pop()
+            names.add(name)
+            pattern = re.compile(rb"^class[ \t]+(\w+)[ \t]*\([^)]*\b" + re.escape(name) + rb"\b", re.M)
+            for path, raw in self.raws.items():
+                for m in pattern.finditer(raw) if name in raw else ():
+                    files.add(path)
+                    if m.group(1) not in names:
+                        todo.append(m.group(1))
+        files.add(Path(cls.path))
+        out = []
+        for path in sorted(files):
+            raw = self.raws.get(path)
+            mod = self.project.summary(path, raw) if raw is None or b"EntryClass" in raw else None
+            for name in mod.entry_classes if mod else ():
+                entry = ClassEntity(mod.path, name)
+                if name in mod.classes and cls in self.resolver.mro(entry):
+                    out.append(entry)
+        return out
+
+
+def _chooses(resolver: Resolver, sub: ClassEntity, owner: ClassEntity, parameter: str | None) -> bool:
+    """A subclass that holds a decoder of its own, or (where the owner's decoder is a
+    parameter's default) has its own __init__, which may pass another class: its
+    verdict is not the owner's."""
+    for c in resolver.mro(sub):
+        if c == owner:
+            return False
+        info = resolver.info(c)
+        if any(a in info.self_assigns for a in DECODER_ATTRS) or (parameter and "__init__" in info.methods):
+            return True
+    return False
+
+
+def _findings(analysis: OwnerAnalysis, gap: OwnerGap, wanted: dict[str, InterfaceMethod]) -> list[Finding]:
+    resolver = analysis.resolver
+    info = resolver.info(gap.cls)
+    decoder = gap.owner.decoders[0]
+    try:
+        plan = plan_class(analysis, gap.owner, gap.missing)
+        reason = None
+    except NotFixable as exc:
+        plan, reason = None, str(exc)
+    subclasses = [e.qualname if e.path == gap.cls.path else f"{e.qualname} ({Path(e.path).name})"
+                  for e, _ in gap.entries if e != gap.cls]
+    also = f"; inherited by {', '.join(subclasses)}" if subclasses else ""
+    out = []
+    for member in gap.missing:
+        sibling = plan.siblings.get(member) if plan else None
+        where = (f"as {sibling.cls.qualname} ({Path(sibling.member.owner.path).name}:{sibling.member.line}) "
+                 f"writes it for the same decoder family (eaglelint fix)") if sibling else f"no automatic fix: {reason}"
+        message = (f"{info.name} owns lm_head and holds self.{gap.owner.attr} = {decoder.cls.qualname}, whose "
+                   f"{decoder.why}, but it lacks {member}, which the engine calls for EAGLE-3; write it {where}{also}")
+        out.append(Finding(
+            display_path(gap.cls.path), info.line, info.column, CODE if plan else NO_FIX_CODE, message,
+            class_name=info.name, wrapped_class=decoder.cls.qualname, method=member,
+            wrapped_path=display_path(sibling.member.owner.path) if sibling else None,
+            wrapped_line=sibling.member.line if sibling else None,
+            provider_class=sibling.member.owner.qualname if sibling else None,
+            interface=wanted[member].interface, wrapper_attribute=gap.owner.attr,
+            entry_class=any(is_entry for _, is_entry in gap.entries), subclasses=tuple(subclasses)))
+    return out

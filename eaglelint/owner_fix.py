@@ -24,7 +24,7 @@ from .checker import Finding, has_member
 from .fix import FileFix, FixPlan, apply_edits
 from .imports import ImportPlan
 from .modules import Project
-from .owners import CAPTURE_HOOK, LOGITS, Owner, OwnerAnalysis, Sibling, mentions_aux, self_attrs
+from .owners import CAPTURE_HOOK, LOGITS, OWNER_MEMBERS, Owner, OwnerAnalysis, Sibling, mentions_aux, self_attrs
 from .resolve import ClassEntity, Resolver
 from .sources import SourceError, parse_source, read_source, split_lines
 
@@ -50,30 +50,26 @@ def lead(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def class_node(tree: ast.Module, line: int, name: str) -> ast.ClassDef | None:
-    return next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.lineno == line
-                 and n.name == name), None)
+def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
+               imports: ImportPlan | None = None) -> ClassPlan:
+    """What to write into the owner's class; NotFixable says why it cannot be written.
 
-
-def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...]) -> ClassPlan:
-    """What to write into the owner's class; NotFixable says why it cannot be written."""
+    Read from the summary and single methods, so that `check` can tell EGL040 from
+    EGL041 without parsing the file again; `imports` is the file's plan when fixing."""
     resolver = analysis.resolver
     info = resolver.info(owner.cls)
-    try:
-        src = read_source(Path(owner.cls.path))
-        tree = parse_source(src)
-    except (SourceError, RecursionError) as exc:
-        raise NotFixable(f"cannot read {Path(owner.cls.path).name}: {exc}") from None
-    lines = split_lines(src.text)
-    node = class_node(tree, info.line, info.name.rsplit(".", 1)[-1])
-    if node is None or node.body[0].lineno == node.lineno:
-        raise NotFixable("the class body cannot be located for editing")
+    lines = analysis.lines(owner.cls.path)
+    if lines is None or not info.methods:
+        raise NotFixable(f"the body of {info.name} cannot be read for editing")
     if len(owner.decoders) != 1:
         raise NotFixable(f"self.{owner.attr} may hold several classes; write the members by hand")
     decoder = owner.decoders[0].cls
-    indent = lead(lines[node.body[0].lineno - 1])
-    plan = ClassPlan(info.name, end=_end(lines, node, indent))
-    imports = ImportPlan(tree, lines, "\n", resolver.module(owner.cls.path), resolver.project, Path(owner.cls.path))
+    indent = lead(lines[min(m.line for m in info.methods.values()) - 1])
+    plan = ClassPlan(info.name, end=_end(lines, info.end_line, indent))
+    if imports is None:
+        empty = ast.Module(body=[], type_ignores=[])
+        imports = ImportPlan(empty, lines, "\n", resolver.module(owner.cls.path), resolver.project,
+                             Path(owner.cls.path))
     for member in missing:
         sibling = analysis.sibling(owner, decoder, member)
         if sibling is None:
@@ -82,14 +78,14 @@ def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...]) 
         plan.siblings[member] = sibling
         plan.methods.append((member, _copy(analysis, owner, sibling, member, indent, imports, plan.names)))
     if CAPTURE_HOOK in missing:
-        plan.edits += _aux_path(analysis, owner, node, lines)
+        plan.edits += _aux_path(analysis, owner, lines)
     return plan
 
 
-def _end(lines: list[str], node: ast.ClassDef, indent: str) -> int:
-    index = node.body[-1].end_lineno or node.lineno
-    j = index
-    while j < len(lines):  # comment lines that still belong to the class
+def _end(lines: list[str], last: int, indent: str) -> int:
+    """After the class's last statement (1-based `last`), and the comment lines that still belong to it."""
+    index = j = last
+    while j < len(lines):
         stripped = lines[j].strip()
         if stripped.startswith("#") and len(lead(lines[j])) >= len(indent):
             index = j + 1
@@ -160,18 +156,18 @@ def _is_self(node: ast.AST, attr: str) -> bool:
         and node.value.id == "self"
 
 
-def _aux_path(analysis: OwnerAnalysis, owner: Owner, node: ast.ClassDef, lines: list[str]) -> list:
+def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list:
     """Edits to __init__ and forward so the owner handles the decoder's (hidden, aux) tuple."""
     edits = []
-    methods = {n.name: n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    own = analysis.resolver.info(owner.cls).methods
     if not flag_initialised(analysis, owner):
-        init = methods.get("__init__")
+        init = analysis.method_node(owner.cls, "__init__") if "__init__" in own else None
         if init is None or any(isinstance(n, ast.Return) for n in ast.walk(init)):
             raise NotFixable(f"cannot tell where __init__ ends to set self.{FLAG} = False; set it by hand")
         at = init.body[-1].end_lineno
         edits.append((at, at, [f"{lead(lines[init.body[0].lineno - 1])}self.{FLAG} = False"]))
     found = analysis.forward(owner.cls)
-    forward = methods.get("forward")
+    forward = analysis.method_node(owner.cls, "forward") if "forward" in own else None
     if found is None:
         raise NotFixable("its forward cannot be read")
     runs = forward or found[1]
@@ -277,6 +273,8 @@ def _plan_file(path: Path, classes: dict[str, list[Finding]], analysis: OwnerAna
     if project.changed_since_read(path, src.raw):
         raise NotFixable("file changed since it was checked (another fix running?); run again")
     lines = split_lines(src.text)
+    if lines != analysis.lines(str(path)):
+        raise NotFixable("file changed while eaglelint was fixing it; run again")
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     imports = ImportPlan(tree, lines, newline, project.summary(path), project, path)
     edits: list[tuple] = []
@@ -285,7 +283,8 @@ def _plan_file(path: Path, classes: dict[str, list[Finding]], analysis: OwnerAna
         owner = analysis.owner(ClassEntity(str(path), qualname))
         if owner is None:
             raise NotFixable(f"{qualname} is no longer an owner class")
-        cls_plan = plan_class(analysis, owner, tuple(dict.fromkeys(f.method for f in items)))
+        asked = {f.method for f in items}
+        cls_plan = plan_class(analysis, owner, tuple(m for m in OWNER_MEMBERS if m in asked), imports)
         for name, provider in cls_plan.names.items():
             imports.require({name}, provider)
         edits += [(a, b, [x + newline for x in new]) for a, b, new in cls_plan.edits]

@@ -105,11 +105,22 @@ def _names(ref: Ref, name: str) -> bool:
     return ref.name == name or any(_names(a, name) for a in ref.args)
 
 
+def _shift(tree: ast.AST, lines: int, columns: int) -> None:
+    """Positions of a method parsed from its own dedented lines, made those of the file."""
+    for node in ast.walk(tree):
+        if hasattr(node, "lineno") and hasattr(node, "col_offset"):
+            node.lineno += lines
+            node.end_lineno = (node.end_lineno or node.lineno) + lines
+            node.col_offset += columns
+            node.end_col_offset = (node.end_col_offset or 0) + columns
+
+
 class OwnerAnalysis:
     """Owner shapes, decoders and siblings, read from summaries plus single methods.
 
     A method's syntax tree is parsed from its own lines only (the summary says where
-    it is): judging a decoder must not cost a second parse of a large module.
+    it is), with the file's positions: judging a decoder, or planning an owner's fix,
+    must not cost a second parse of a large module.
     """
 
     def __init__(self, resolver: Resolver):
@@ -145,6 +156,7 @@ class OwnerAnalysis:
             chunk.pop()  # the next method's decorators and the blank lines before them
         try:
             tree = ast.parse(textwrap.dedent("".join(chunk)))
+            _shift(tree, fn.line - 1, len(chunk[0]) - len(chunk[0].lstrip(" \t")))
         except (SyntaxError, ValueError, RecursionError):
             try:  # e.g. a string literal less indented than the method: parse the file
                 tree = parse_source(read_source(Path(cls.path)))

@@ -24,6 +24,7 @@ from .lint import LintResult, SettingsFinder, lint
 from .modules import Project
 from .report import progress_bar, wants_progress, write_github, write_json, write_statistics, write_text
 from .sarif import write_sarif
+from .support_cmd import support_cmd
 
 
 class UsageProblem(click.UsageError):
@@ -259,7 +260,7 @@ def _print_left(console: Console, left) -> None:
             console.print(f"  {f.path}:{f.line}:{f.column} {f.code}{where}: {reason}", highlight=False)
 
 
-for command in (rules_cmd, rule_cmd, interfaces_cmd):
+for command in (rules_cmd, rule_cmd, interfaces_cmd, support_cmd):
     cli.add_command(command)
 
 

@@ -25,7 +25,7 @@ from .checker import Finding, display_path, has_member
 from .interfaces import InterfaceMethod
 from .modules import Project
 from .owner_fix import NotFixable, plan_class
-from .owners import CAPTURE_HOOK, DECODER_ATTRS, LAYERS, OWNER_MEMBERS, Owner, OwnerAnalysis
+from .owners import CAPTURE_HOOK, DECODER_ATTRS, LAYERS, OWNER_MEMBERS, Owner, OwnerAnalysis, is_draft
 from .resolve import ClassEntity, Resolver
 
 CODE = "EGL040"  # fixable: eaglelint writes the members as the sibling does
@@ -41,7 +41,7 @@ def may_hold_owner(raw: bytes, raws: dict[Path, bytes] | None = None) -> bool:
     """Bytes test: can a class of this file be an owner with a gap? (No false negatives
     for what `owner_findings` reports: a class is dropped only if its decoder is a class,
     of this file or of `raws`, whose own body defines forward without reading
-    layers_to_capture or calling another forward.)"""
+    layers_to_capture or mentioning aux states, or calling another forward.)"""
     if b"lm_head" not in raw or b"logits_processor" not in raw:
         return False
     starts = [(m.start(), m.group(1)) for m in _CLASS.finditer(raw)]
@@ -67,7 +67,9 @@ def _body_elsewhere(name: bytes, raws: dict[Path, bytes] | None) -> bytes | None
 
 
 def _never_collects(body: bytes | None) -> bool:
-    return body is not None and b"def forward" in body and LAYERS.encode() not in body and b".forward(" not in body
+    """The body defines forward and mentions neither aux states nor layers_to_capture nor another forward."""
+    return body is not None and b"def forward" in body and b"aux" not in body and LAYERS.encode() not in body \
+        and b".forward(" not in body
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,8 @@ def owner_findings(resolver: Resolver, project: Project, raws: dict[Path, bytes]
             cls = ClassEntity(mod.path, info.name)
             try:
                 gap = owner_gap(analysis, cls, tuple(wanted))
-                if gap is None or gap.owner.collects is not True or not analysis.computes_logits(cls):
+                if gap is None or not gap.owner.head or gap.owner.collects is not True \
+                        or not analysis.computes_logits(cls):
                     continue
                 gap = registry.registered(gap)
                 if gap is not None:
@@ -131,7 +134,7 @@ class Registry:
         """The gap with the registered classes that have it, or None if no served model has it
         (a component, a base nobody registers: the engine never calls it)."""
         resolver, cls = self.resolver, gap.cls
-        entries = [(e, True) for e in self.entries_of(cls)]
+        entries = [(e, True) for e in self.entries_of(cls) if not is_draft(e)]
         entries = [(e, i) for e, i in entries if e == cls or not _chooses(resolver, e, cls, gap.owner.parameter)]
         entries = [(e, i) for e, i in entries if any(not has_member(resolver, e, m) for m in gap.missing)]
         return replace(gap, entries=tuple(entries)) if entries else None

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .exprs import expression_refs
@@ -35,6 +35,27 @@ LOGITS = "logits_processor"
 DECODER_ATTRS = ("model",)
 LAYERS = "layers_to_capture"  # what the sibling's capture hook sets on the decoder
 _PARAMETER = re.compile(r"parameter '(\w+)'")
+# How SGLang loads a draft: model_config.py rewrites the target's architecture for the draft
+# (`self.hf_config.architectures[0] = "Qwen3MoeForCausalLMMTP"` when is_draft_model), and
+# EAGLE/EAGLE-3/DFlash draft checkpoints name their own draft classes, which SGLang
+# names by role. A draft is never the served target: target-side members do not apply.
+_REMAPPED = re.compile(r"architectures\[0\]\s*=\s*[\"'](\w+)[\"']")
+_DRAFT_NAME = re.compile(r"NextN|MTP|Eagle|DFlash|DSpark|Draft")
+_remapped: dict[str, frozenset[str]] = {}
+
+
+def is_draft(cls: ClassEntity) -> bool:
+    """A class the engine loads only as a draft model (see _REMAPPED)."""
+    name = cls.qualname.rsplit(".", 1)[-1]
+    if _DRAFT_NAME.search(name):
+        return True
+    config = str(Path(cls.path).parent.parent / "configs" / "model_config.py")
+    if config not in _remapped:
+        try:
+            _remapped[config] = frozenset(_REMAPPED.findall(read_source(Path(config)).text))
+        except SourceError:
+            _remapped[config] = frozenset()
+    return name in _remapped[config]
 
 
 @dataclass(frozen=True)
@@ -52,6 +73,7 @@ class Owner:
     decoders: tuple[Decoder, ...]
     unresolved: tuple[str, ...]  # why some value of self.<attr> could not be resolved
     parameter: str | None = None  # the decoder is this parameter's default: a subclass may pass another
+    head: bool = True  # assigns self.lm_head (else it ties the head to the embedding some other way)
 
     @property
     def collects(self) -> bool | None:
@@ -80,8 +102,13 @@ def mentions_aux(node: ast.AST) -> bool:
                for n in ast.walk(node))
 
 
-def _reads_layers(fn: ast.AST) -> bool:
-    return mentions_aux(fn) and any(isinstance(n, ast.Attribute) and n.attr == LAYERS for n in ast.walk(fn))
+def _collects(fn: ast.AST) -> bool:
+    """Reads `layers_to_capture` (Qwen2Model, LlamaModel), or returns the aux hidden states it
+    gathered another way (Qwen2MoeModel hands a list to the layers it marked)."""
+    if not mentions_aux(fn):
+        return False
+    return any((isinstance(n, ast.Attribute) and n.attr == LAYERS)
+               or (isinstance(n, ast.Return) and n.value is not None and mentions_aux(n.value)) for n in ast.walk(fn))
 
 
 def _calls_super_forward(fn: ast.AST) -> bool:
@@ -169,18 +196,19 @@ class OwnerAnalysis:
 
     # -- shapes ------------------------------------------------------------
     def owner(self, cls: ClassEntity) -> Owner | None:
-        """The owner shape of cls (assigned in cls or a base), or None if it has none."""
+        """The owner shape of cls (assigned in cls or a base), or None if it has none: it must
+        assign the logits processor and a decoder attribute somewhere in its MRO."""
         resolver = self.resolver
         mro = resolver.mro(cls)
-        if not any(HEAD in resolver.info(c).self_assigns for c in mro):
-            return None
         if not any(LOGITS in resolver.info(c).self_assigns for c in mro):
             return None
+        head = any(HEAD in resolver.info(c).self_assigns for c in mro)
         for c in mro:
             info = resolver.info(c)
             for attr in DECODER_ATTRS:
                 if attr in info.self_assigns:
-                    return self._owner(c, attr)
+                    owner = self._owner(c, attr)
+                    return replace(owner, head=head) if owner else None
         return None
 
     def _owner(self, cls: ClassEntity, attr: str) -> Owner | None:
@@ -247,11 +275,12 @@ class OwnerAnalysis:
             if fn is None:
                 return Decoder(cls, None, f"{where} cannot be read")
             helpers = [self.method_node(c, h) for h in _self_calls(fn) if h in info.methods and h != "forward"]
-            if _reads_layers(fn) or any(h is not None and _reads_layers(h) for h in helpers):
-                return Decoder(cls, True, f"{where} collects aux hidden states through {LAYERS}")
+            if _collects(fn) or any(h is not None and _collects(h) for h in helpers):
+                return Decoder(cls, True, f"{where} collects aux hidden states")
             if _calls_super_forward(fn):
                 continue
-            return Decoder(cls, False, f"{where} does not collect aux hidden states (never reads {LAYERS})")
+            return Decoder(cls, False, f"{where} does not collect aux hidden states (never reads {LAYERS} "
+                                       f"nor returns them)")
         return Decoder(cls, None, f"no forward of {cls.qualname} or its bases can be read")
 
     def forward(self, cls: ClassEntity) -> tuple[ClassEntity, ast.FunctionDef | ast.AsyncFunctionDef] | None:

@@ -84,6 +84,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--version", default="0.5.23")
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--no-pylint", action="store_true", help="skip the (slow) pylint row")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="eaglelint-bench-"))
     try:
@@ -112,7 +113,8 @@ def main() -> None:
         rows.append(("one file changed, passed alone",
                      median_seconds(lambda: run_check([kimi], cache_dir), args.runs, before=edit_kimi)))
         kimi.write_bytes(original)
-        if importlib.util.find_spec("eaglelint.pylint_plugin") and importlib.util.find_spec("pylint"):
+        if not args.no_pylint and importlib.util.find_spec("eaglelint.pylint_plugin") and \
+                importlib.util.find_spec("pylint"):
             cmd = [sys.executable, "-m", "pylint", "--load-plugins", "eaglelint.pylint_plugin", "--disable=all",
                    "--enable=eaglelint", str(root)]
             rows.append(("pylint + eaglelint plugin", median_seconds(

@@ -31,7 +31,7 @@ from .interfaces import Interface, InterfaceMethod, load_codes
 from .modules import Project
 from .owner_rules import CODE as OWNER_CODE
 from .owner_rules import NO_FIX_CODE as OWNER_NO_FIX_CODE
-from .owners import OwnerAnalysis
+from .owners import OwnerAnalysis, is_draft
 from .resolve import ClassEntity, Resolver
 
 SUPPORTED = "supported"
@@ -99,6 +99,8 @@ class _Judge:
         return Row(display_path(entry.path), entry.qualname, pack.name, status, detail)
 
     def verdict(self, entry: ClassEntity, pack: Interface) -> tuple[str, str]:
+        if is_draft(entry):
+            return UNKNOWN, "a draft model: SGLang loads it only as the draft, target-side support does not apply"
         names = load_codes()
         members = [m.name for m in _targets(pack)]
         found = [f for f in self.by_class.get((entry.path, entry.qualname), [])

@@ -43,7 +43,7 @@ def write_table(rows: list[Row]) -> None:
         cells = [escape(c) for c in _cells(row)]
         cells[3] = f"[{STYLE[row.status]}]{cells[3]}[/]"
         table.add_row(*cells)
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 240)  # piped: wide, not wrapped at 80
     console.print(table)
     counts = {s: sum(r.status == s for r in rows) for s in STATUSES}
     console.print(", ".join(f"{n} {s}" for s, n in counts.items() if n))

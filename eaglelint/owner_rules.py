@@ -135,7 +135,7 @@ class Registry:
         (a component, a base nobody registers: the engine never calls it)."""
         resolver, cls = self.resolver, gap.cls
         entries = [(e, True) for e in self.entries_of(cls) if not is_draft(e)]
-        entries = [(e, i) for e, i in entries if e == cls or not _chooses(resolver, e, cls, gap.owner.parameter)]
+        entries = [(e, i) for e, i in entries if e == cls or not chooses_decoder(resolver, e, cls, gap.owner.parameter)]
         entries = [(e, i) for e, i in entries if any(not has_member(resolver, e, m) for m in gap.missing)]
         return replace(gap, entries=tuple(entries)) if entries else None
 
@@ -165,7 +165,7 @@ class Registry:
         return out
 
 
-def _chooses(resolver: Resolver, sub: ClassEntity, owner: ClassEntity, parameter: str | None) -> bool:
+def chooses_decoder(resolver: Resolver, sub: ClassEntity, owner: ClassEntity, parameter: str | None) -> bool:
     """A subclass that holds a decoder of its own, or (where the owner's decoder is a
     parameter's default) has its own __init__, which may pass another class: its
     verdict is not the owner's."""

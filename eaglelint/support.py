@@ -31,6 +31,7 @@ from .interfaces import Interface, InterfaceMethod, load_codes
 from .modules import Project
 from .owner_rules import CODE as OWNER_CODE
 from .owner_rules import NO_FIX_CODE as OWNER_NO_FIX_CODE
+from .owner_rules import chooses_decoder
 from .owners import OwnerAnalysis, is_draft
 from .resolve import ClassEntity, Resolver
 
@@ -128,6 +129,9 @@ class _Judge:
         """A gap no rule reports: say why it cannot be filled, or what eaglelint cannot tell."""
         resolver, lacks = self.resolver, ", ".join(missing)
         owner = self.analysis.owner(entry)
+        if owner is not None and owner.cls != entry and chooses_decoder(resolver, entry, owner.cls, owner.parameter):
+            return UNKNOWN, f"lacks {lacks}; its own __init__ may pass {owner.cls.qualname} another decoder than " \
+                            f"the default of {owner.parameter} (a run-time choice eaglelint does not follow yet)"
         if owner is not None:
             if owner.collects is False:
                 bad = next(d for d in owner.decoders if d.collects is False)

@@ -73,3 +73,38 @@ def test_output_formats():
 def test_bad_pack_is_a_usage_error():
     result = eaglelint("support", TREE, "--interface", "nope")
     assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+# Rows read by hand in SGLang's source (see the note of issue 11 for the twenty of each release).
+HAND_CHECKED = {
+    "0.5.9": {
+        "KimiK25ForConditionalGeneration": FIXABLE,  # holds DeepseekV3ForCausalLM, no members (0.5.10 added them)
+        "LlamaForCausalLM": SUPPORTED,
+        "Qwen3VLForConditionalGeneration": IMPLEMENTABLE,  # SGLang #17935; 0.5.11 wrote the members by hand
+        "Qwen2MoeForCausalLM": IMPLEMENTABLE,  # has the setter, decoder returns aux states, no get_embed_and_head
+        "OPTForCausalLM": NOT_SUPPORTED,  # OPTModel -> OPTDecoder never collects
+        "Gemma3ForConditionalGeneration": NOT_SUPPORTED,  # its Gemma3ForCausalLM lacks both too
+        "LlavaForConditionalGeneration": UNKNOWN,  # registry lookup by architecture name
+        "DeepseekV3ForCausalLMNextN": UNKNOWN,  # a draft
+        "Qwen3VLMoeForConditionalGeneration": UNKNOWN,  # passes its own language_model_cls
+    },
+    "0.5.23": {
+        "KimiK25ForConditionalGeneration": SUPPORTED,
+        "Qwen3VLForConditionalGeneration": SUPPORTED,
+        "Qwen2VLForConditionalGeneration": IMPLEMENTABLE,  # Qwen2Model collects; no members
+        "Glm4ForCausalLM": IMPLEMENTABLE,  # Glm4Model collects; no EAGLE-3 setter
+        "MixtralForCausalLM": NOT_SUPPORTED,  # MixtralModel never collects
+        "Gemma3ForConditionalGeneration": SUPPORTED,
+        "LlamaForCausalLMEagle3": UNKNOWN,  # a draft
+        "InternVLChatModel": FIXABLE,  # language_model chosen among *ForCausalLM that have both
+    },
+}
+
+
+@pytest.mark.release
+@pytest.mark.parametrize("version", sorted(HAND_CHECKED))
+def test_release_rows_match_the_source_read_by_hand(version):
+    from fetch_sglang import models_dir
+
+    rows = support_matrix([models_dir(version)], select_interfaces(None))
+    assert {e: statuses(rows)[e] for e in HAND_CHECKED[version]} == HAND_CHECKED[version]

@@ -25,8 +25,9 @@ from .checker import Finding, display_path, has_member
 from .interfaces import InterfaceMethod
 from .modules import Project
 from .owner_fix import NotFixable, plan_class
-from .owners import CAPTURE_HOOK, DECODER_ATTRS, LAYERS, OWNER_MEMBERS, Owner, OwnerAnalysis, is_draft
+from .owners import CAPTURE_HOOK, DECODER_ATTRS, LAYERS, OWNER_MEMBERS, Owner, OwnerAnalysis
 from .resolve import ClassEntity, Resolver
+from .roles import is_draft
 
 CODE = "EGL040"  # fixable: eaglelint writes the members as the sibling does
 NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)

@@ -35,29 +35,6 @@ LOGITS = "logits_processor"
 DECODER_ATTRS = ("model",)
 LAYERS = "layers_to_capture"  # what the sibling's capture hook sets on the decoder
 _PARAMETER = re.compile(r"parameter '(\w+)'")
-# How SGLang loads a draft: model_config.py rewrites the target's architecture for the draft
-# (`self.hf_config.architectures[0] = "Qwen3MoeForCausalLMMTP"` when is_draft_model), and
-# EAGLE/EAGLE-3/DFlash draft checkpoints name their own draft classes, which SGLang
-# names by role. A draft is never the served target: target-side members do not apply.
-_REMAPPED = re.compile(r"architectures\[0\]\s*=\s*[\"'](\w+)[\"']")
-_DRAFT_NAME = re.compile(r"NextN|MTP|Eagle|DFlash|DSpark|Draft")
-_remapped: dict[str, frozenset[str]] = {}
-
-
-def is_draft(cls: ClassEntity) -> bool:
-    """A class the engine loads only as a draft model (see _REMAPPED)."""
-    name = cls.qualname.rsplit(".", 1)[-1]
-    if _DRAFT_NAME.search(name):
-        return True
-    config = str(Path(cls.path).parent.parent / "configs" / "model_config.py")
-    if config not in _remapped:
-        try:
-            _remapped[config] = frozenset(_REMAPPED.findall(read_source(Path(config)).text))
-        except SourceError:
-            _remapped[config] = frozenset()
-    return name in _remapped[config]
-
-
 @dataclass(frozen=True)
 class Decoder:
     cls: ClassEntity

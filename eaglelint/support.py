@@ -32,8 +32,9 @@ from .modules import Project
 from .owner_rules import CODE as OWNER_CODE
 from .owner_rules import NO_FIX_CODE as OWNER_NO_FIX_CODE
 from .owner_rules import chooses_decoder
-from .owners import OwnerAnalysis, is_draft
+from .owners import OwnerAnalysis
 from .resolve import ClassEntity, Resolver
+from .roles import is_draft
 
 SUPPORTED = "supported"
 FIXABLE = "fixable gap (delegation)"

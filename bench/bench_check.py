@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib.util
+import resource
 import shutil
 import statistics
 import subprocess
@@ -62,6 +63,25 @@ def run_check(paths: list[Path], cache_dir: Path | None, jobs: int = 1) -> list:
     return lint(paths, SettingsFinder(isolated=True), project, jobs=jobs).findings
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children: steadier than wall time on a
+    machine that other jobs share."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def side_by_side(measures: dict[str, object], runs: int) -> dict[str, tuple[float, float]]:
+    """Median (wall, cpu) seconds of each measure, run in turn within each round, so that
+    the floor and the checks see the same load."""
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in measures}
+    for _ in range(runs):
+        for name, fn in measures.items():
+            wall, cpu = time.perf_counter(), cpu_seconds()
+            fn()
+            times[name].append((time.perf_counter() - wall, cpu_seconds() - cpu))
+    return {name: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t)) for name, t in times.items()}
+
+
 def median_seconds(fn, runs: int, before=lambda: None) -> float:
     times = []
     for _ in range(runs):
@@ -98,12 +118,15 @@ def main() -> None:
         def edit_kimi() -> None:
             kimi.write_bytes(original + f"\n# edit {next(edits)}\n".encode())
 
-        rows = [("floor: read + ast.parse every file", median_seconds(lambda: floor(root), args.runs))]
-        rows.append(("cold, 1 process", median_seconds(lambda: run_check([root], None), args.runs)))
-        rows.append(("floor, whole process", median_seconds(
-            lambda: process(["-c", FLOOR_PROCESS, str(root)]), args.runs)))
-        rows.append(("cold, whole process (`eaglelint check --no-cache`)", median_seconds(
-            lambda: process(["-m", "eaglelint", "check", "-q", "--no-cache", str(root)]), args.runs)))
+        paired = side_by_side({
+            "floor: read + ast.parse every file": lambda: floor(root),
+            "cold, 1 process": lambda: run_check([root], None),
+            "floor, whole process": lambda: process(["-c", FLOOR_PROCESS, str(root)]),
+            "cold, whole process (`eaglelint check --no-cache`)":
+                lambda: process(["-m", "eaglelint", "check", "-q", "--no-cache", str(root)]),
+        }, args.runs)
+        cpu = {name: c for name, (_, c) in paired.items()}
+        rows = [(name, wall) for name, (wall, _) in paired.items()]
         rows.append(("cold, --jobs 2", median_seconds(lambda: run_check([root], None, 2), args.runs)))
         cold_result = run_check([root], None)
         assert run_check([root], cache_dir) == cold_result  # fills the cache
@@ -120,15 +143,19 @@ def main() -> None:
             rows.append(("pylint + eaglelint plugin", median_seconds(
                 lambda: subprocess.run(cmd, capture_output=True, check=False), max(1, args.runs // 3))))
         n_files = len(list(root.rglob("*.py")))
-        base, cold = rows[0][1], rows[1][1]
+        cold = rows[1][1]
         print(f"SGLang {args.version} models tree: {n_files} files, {len(cold_result)} findings, "
               f"median of {args.runs} runs")
-        process_floor = rows[2][1]
-        print(f"{'measure':<52}{'seconds':>9}{'x floor':>9}{'x cold':>9}")
+        print(f"{'measure':<52}{'seconds':>9}{'x floor':>9}{'x cold':>9}{'cpu s':>9}{'cpu x floor':>12}")
         for name, seconds in rows:
-            base_here = process_floor if "whole process" in name else base
-            print(f"{name:<52}{seconds:>9.3f}{seconds / base_here:>9.2f}{seconds / cold:>9.2f}")
-        print("(whole-process rows are compared with the whole-process floor)")
+            floor_name = "floor, whole process" if "whole process" in name else rows[0][0]
+            base_here = dict(rows)[floor_name]
+            line = f"{name:<52}{seconds:>9.3f}{seconds / base_here:>9.2f}{seconds / cold:>9.2f}"
+            if name in cpu:
+                line += f"{cpu[name]:>9.3f}{cpu[name] / cpu[floor_name]:>12.2f}"
+            print(line)
+        print("(whole-process rows are compared with the whole-process floor; the four rows with CPU "
+              "times ran in turn within each round)")
         rss = peak_rss_mb(["check", "-q", "--no-cache", str(root)])
         print(f"peak RSS of a cold `eaglelint check` process: {rss:.0f} MB")
     finally:

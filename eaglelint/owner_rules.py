@@ -27,7 +27,7 @@ from .modules import Project
 from .owner_fix import NotFixable, plan_class
 from .owners import CAPTURE_HOOK, DECODER_ATTRS, LAYERS, OWNER_MEMBERS, Owner, OwnerAnalysis
 from .resolve import ClassEntity, Resolver
-from .roles import is_draft
+from .roles import is_draft, is_draft_name
 
 CODE = "EGL040"  # fixable: eaglelint writes the members as the sibling does
 NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)
@@ -38,7 +38,7 @@ _DECODER = re.compile(rb"self\.(?:" + b"|".join(a.encode() for a in DECODER_ATTR
 _DEFS = tuple(b"def " + m.encode() for m in OWNER_MEMBERS)
 
 
-def may_hold_owner(raw: bytes, raws: dict[Path, bytes] | None = None) -> bool:
+def may_hold_owner(raw: bytes, raws: dict[Path, bytes] | None = None, path: Path | None = None) -> bool:
     """Bytes test: can a class of this file be an owner with a gap? (No false negatives
     for what `owner_findings` reports: a class is dropped only if its decoder is a class,
     of this file or of `raws`, whose own body defines forward without reading
@@ -47,8 +47,10 @@ def may_hold_owner(raw: bytes, raws: dict[Path, bytes] | None = None) -> bool:
         return False
     starts = [(m.start(), m.group(1)) for m in _CLASS.finditer(raw)]
     bodies = {name: raw[a:b] for (a, name), (b, _) in zip(starts, [*starts[1:], (len(raw), b"")], strict=True)}
-    for body in bodies.values():
+    for name, body in bodies.items():
         if not _HEAD.search(body) or all(d in body for d in _DEFS):
+            continue
+        if path is not None and is_draft_name(name.decode(), path):
             continue
         held = [v.rsplit(b".", 1)[-1] for v in _DECODER.findall(body)]
         if any(not _never_collects(bodies.get(name) or _body_elsewhere(name, raws)) for name in held):
@@ -94,13 +96,15 @@ def owner_findings(resolver: Resolver, project: Project, raws: dict[Path, bytes]
     registry = Registry(resolver, project, raws)
     out: list[Finding] = []
     for path, raw in raws.items():
-        if not may_hold_owner(raw, raws):
+        if not may_hold_owner(raw, raws, path):
             continue
         mod = project.summary(path, raw)
         for info in list(mod.classes.values()) if mod else ():
             if not any(a in info.self_assigns for a in DECODER_ATTRS):
                 continue
             cls = ClassEntity(mod.path, info.name)
+            if is_draft(cls):
+                continue
             try:
                 gap = owner_gap(analysis, cls, tuple(wanted))
                 if gap is None or not gap.owner.head or gap.owner.collects is not True \
@@ -151,6 +155,8 @@ class Registry:
             pattern = re.compile(rb"^class[ \t]+(\w+)[ \t]*\([^)]*\b" + re.escape(name) + rb"\b", re.M)
             for path, raw in self.raws.items():
                 for m in pattern.finditer(raw) if name in raw else ():
+                    if is_draft_name(m.group(1).decode(), path):
+                        continue
                     files.add(path)
                     if m.group(1) not in names:
                         todo.append(m.group(1))

@@ -231,14 +231,24 @@ class OwnerAnalysis:
         return refs[0] if len(refs) == 1 and refs[0].kind in ("name", "attr") else None
 
     def is_full_model(self, cls: ClassEntity) -> bool:
-        """A language model with its own head (a `*ForCausalLM`), not a bare decoder."""
-        return cls.qualname.endswith("ForCausalLM") or any(
+        """A language model with its own head (a `*ForCausalLM`), not a bare decoder. Bases are
+        read only for a class without a forward of its own (a decoder defines one)."""
+        info = self.resolver.info(cls)
+        if cls.qualname.endswith("ForCausalLM") or LOGITS in info.self_assigns:
+            return True
+        return "forward" not in info.methods and any(
             LOGITS in self.resolver.info(c).self_assigns for c in self.resolver.mro(cls))
 
     def decoder(self, cls: ClassEntity) -> Decoder:
         if cls not in self._decoders:
-            self._decoders[cls] = self._decoder(cls, self.resolver.mro(cls))
+            own = self._decoder(cls, [cls])  # its own forward decides, unless it defers to a base's
+            needs_bases = own.collects is None or self._defers(cls)
+            self._decoders[cls] = self._decoder(cls, self.resolver.mro(cls)) if needs_bases else own
         return self._decoders[cls]
+
+    def _defers(self, cls: ClassEntity) -> bool:
+        fn = self.method_node(cls, "forward")
+        return fn is not None and _calls_super_forward(fn)
 
     def _decoder(self, cls: ClassEntity, mro: list[ClassEntity]) -> Decoder:
         """Whether the forward that runs collects aux hidden states: the first forward in
@@ -285,11 +295,10 @@ class OwnerAnalysis:
             short = base.qualname.rsplit(".", 1)[-1]
             for name in sorted(mod.classes, key=lambda n: not n.endswith("ForCausalLM")) if mod else ():
                 cand = ClassEntity(base.path, name)
-                if cand == owner.cls or owner.cls in resolver.mro(cand) or cand in resolver.mro(owner.cls):
-                    continue
                 for attr in DECODER_ATTRS:
                     for assign in mod.classes[name].self_assigns.get(attr, []):
-                        if not any(_names(v, short) for v in assign.values):
+                        if not any(_names(v, short) for v in assign.values) or cand == owner.cls \
+                                or owner.cls in resolver.mro(cand) or cand in resolver.mro(owner.cls):
                             continue
                         held = [e for v in assign.values for e in resolver.evaluate(v, cand.path, cand)]
                         member_at = resolver.find_member(cand, member)

@@ -23,10 +23,14 @@ _remapped: dict[str, frozenset[str]] = {}
 
 def is_draft(cls: ClassEntity) -> bool:
     """A class the engine loads only as a draft model."""
-    name = cls.qualname.rsplit(".", 1)[-1]
+    return is_draft_name(cls.qualname.rsplit(".", 1)[-1], Path(cls.path))
+
+
+def is_draft_name(name: str, path: Path) -> bool:
+    """As is_draft, from a class name and the file that defines it (no parsing needed)."""
     if _DRAFT_NAME.search(name):
         return True
-    config = str(Path(cls.path).parent.parent / "configs" / "model_config.py")
+    config = str(Path(path).parent.parent / "configs" / "model_config.py")
     if config not in _remapped:
         try:
             _remapped[config] = frozenset(_REMAPPED.findall(read_source(Path(config)).text))

@@ -161,13 +161,13 @@ def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list:
     edits = []
     own = analysis.resolver.info(owner.cls).methods
     if not flag_initialised(analysis, owner):
-        init = analysis.method_node(owner.cls, "__init__") if "__init__" in own else None
+        init = analysis.method_node(owner.cls, "__init__", positions=True) if "__init__" in own else None
         if init is None or any(isinstance(n, ast.Return) for n in ast.walk(init)):
             raise NotFixable(f"cannot tell where __init__ ends to set self.{FLAG} = False; set it by hand")
         at = init.body[-1].end_lineno
         edits.append((at, at, [f"{lead(lines[init.body[0].lineno - 1])}self.{FLAG} = False"]))
     found = analysis.forward(owner.cls)
-    forward = analysis.method_node(owner.cls, "forward") if "forward" in own else None
+    forward = analysis.method_node(owner.cls, "forward", positions=True) if "forward" in own else None
     if found is None:
         raise NotFixable("its forward cannot be read")
     runs = forward or found[1]

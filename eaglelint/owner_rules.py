@@ -32,41 +32,57 @@ from .roles import is_draft, is_draft_name
 CODE = "EGL040"  # fixable: eaglelint writes the members as the sibling does
 NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)
 
-_CLASS = re.compile(rb"^class[ \t]+(\w+)", re.M)
+_HEADER = re.compile(rb"^class[ \t]+(\w+)[ \t]*(?:\(([^)]*)\))?", re.M)
+_WORD = re.compile(rb"\w+")
 _HEAD = re.compile(rb"self\.lm_head\s*(?::|=(?!=))")
 _DECODER = re.compile(rb"self\.(?:" + b"|".join(a.encode() for a in DECODER_ATTRS) + rb")\s*=(?!=)\s*([\w.]+)")
 _DEFS = tuple(b"def " + m.encode() for m in OWNER_MEMBERS)
 
 
-def may_hold_owner(raw: bytes, raws: dict[Path, bytes] | None = None, path: Path | None = None) -> bool:
+class ClassIndex:
+    """Top-level class headers of the given files (name, bases, where the body lies), found
+    with one regular expression pass: what the bytes tests and the registry look up."""
+
+    def __init__(self, raws: dict[Path, bytes]):
+        self.raws = raws
+        self.by_path: dict[Path, list[tuple[bytes, int, int]]] = {}
+        self.bodies: dict[bytes, list[tuple[Path, int, int]]] = {}
+        self.subclasses: dict[bytes, list[tuple[bytes, Path]]] = {}
+        for path, raw in raws.items():
+            found = list(_HEADER.finditer(raw)) if b"class" in raw else []
+            ends = [f.start() for f in found[1:]] + [len(raw)] if found else []
+            for m, end in zip(found, ends, strict=True):
+                self.by_path.setdefault(path, []).append((m.group(1), m.start(), end))
+                self.bodies.setdefault(m.group(1), []).append((path, m.start(), end))
+                for base in set(_WORD.findall(m.group(2) or b"")):
+                    self.subclasses.setdefault(base, []).append((m.group(1), path))
+
+    def body(self, name: bytes, path: Path | None = None) -> bytes | None:
+        """The body of class `name` in `path`, or in the one file that defines it."""
+        places = [p for p in self.bodies.get(name, []) if path is None or p[0] == path]
+        if len(places) != 1:
+            return None
+        where, start, end = places[0]
+        return self.raws[where][start:end]
+
+
+def may_hold_owner(path: Path, index: ClassIndex) -> bool:
     """Bytes test: can a class of this file be an owner with a gap? (No false negatives
-    for what `owner_findings` reports: a class is dropped only if its decoder is a class,
-    of this file or of `raws`, whose own body defines forward without reading
-    layers_to_capture or mentioning aux states, or calling another forward.)"""
+    for what `owner_findings` reports: a class is dropped only if it is a draft, or its
+    decoder is a class of the given files whose own body defines forward without reading
+    layers_to_capture, mentioning aux states, or calling another forward.)"""
+    raw = index.raws[path]
     if b"lm_head" not in raw or b"logits_processor" not in raw:
         return False
-    starts = [(m.start(), m.group(1)) for m in _CLASS.finditer(raw)]
-    bodies = {name: raw[a:b] for (a, name), (b, _) in zip(starts, [*starts[1:], (len(raw), b"")], strict=True)}
-    for name, body in bodies.items():
-        if not _HEAD.search(body) or all(d in body for d in _DEFS):
+    for name, start, end in index.by_path.get(path, []):
+        if not _HEAD.search(raw, start, end) or all(raw.find(d, start, end) >= 0 for d in _DEFS):
             continue
-        if path is not None and is_draft_name(name.decode(), path):
+        if is_draft_name(name.decode(), path):
             continue
-        held = [v.rsplit(b".", 1)[-1] for v in _DECODER.findall(body)]
-        if any(not _never_collects(bodies.get(name) or _body_elsewhere(name, raws)) for name in held):
+        held = [v.rsplit(b".", 1)[-1] for v in _DECODER.findall(raw, start, end)]
+        if any(not _never_collects(index.body(h, path) or index.body(h)) for h in held):
             return True
     return False
-
-
-def _body_elsewhere(name: bytes, raws: dict[Path, bytes] | None) -> bytes | None:
-    """The body of the one top-level class `name` among `raws`, if exactly one file defines it."""
-    header = re.compile(rb"^class[ \t]+" + re.escape(name) + rb"\b", re.M)
-    found = [(raw, m.start()) for raw in (raws or {}).values() if name in raw for m in header.finditer(raw)]
-    if len(found) != 1:
-        return None
-    raw, start = found[0]
-    following = _CLASS.search(raw, start + 1)
-    return raw[start:following.start() if following else len(raw)]
 
 
 def _never_collects(body: bytes | None) -> bool:
@@ -93,10 +109,11 @@ def owner_findings(resolver: Resolver, project: Project, raws: dict[Path, bytes]
     if CAPTURE_HOOK not in wanted:
         return []  # the capture path is what makes an owner's gap an EAGLE-3 gap
     analysis = OwnerAnalysis(resolver)
-    registry = Registry(resolver, project, raws)
+    index = ClassIndex(raws)
+    registry = Registry(resolver, project, index)
     out: list[Finding] = []
     for path, raw in raws.items():
-        if not may_hold_owner(raw, raws, path):
+        if not may_hold_owner(path, index):
             continue
         mod = project.summary(path, raw)
         for info in list(mod.classes.values()) if mod else ():
@@ -132,8 +149,8 @@ def owner_gap(analysis: OwnerAnalysis, cls: ClassEntity, members: tuple[str, ...
 class Registry:
     """Which classes SGLang loads as served models: EntryClass entries and their bases."""
 
-    def __init__(self, resolver: Resolver, project: Project, raws: dict[Path, bytes]):
-        self.resolver, self.project, self.raws = resolver, project, raws
+    def __init__(self, resolver: Resolver, project: Project, index: ClassIndex):
+        self.resolver, self.project, self.index = resolver, project, index
 
     def registered(self, gap: OwnerGap) -> OwnerGap | None:
         """The gap with the registered classes that have it, or None if no served model has it
@@ -152,18 +169,15 @@ class Registry:
         while todo:
             name = todo.pop()
             names.add(name)
-            pattern = re.compile(rb"^class[ \t]+(\w+)[ \t]*\([^)]*\b" + re.escape(name) + rb"\b", re.M)
-            for path, raw in self.raws.items():
-                for m in pattern.finditer(raw) if name in raw else ():
-                    if is_draft_name(m.group(1).decode(), path):
-                        continue
+            for sub, path in self.index.subclasses.get(name, []):
+                if not is_draft_name(sub.decode(), path):
                     files.add(path)
-                    if m.group(1) not in names:
-                        todo.append(m.group(1))
+                    if sub not in names:
+                        todo.append(sub)
         files.add(Path(cls.path))
         out = []
         for path in sorted(files):
-            raw = self.raws.get(path)
+            raw = self.index.raws.get(path)
             mod = self.project.summary(path, raw) if raw is None or b"EntryClass" in raw else None
             for name in mod.entry_classes if mod else ():
                 entry = ClassEntity(mod.path, name)

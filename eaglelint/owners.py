@@ -130,7 +130,8 @@ class OwnerAnalysis:
     def __init__(self, resolver: Resolver):
         self.resolver = resolver
         self._lines: dict[str, list[str] | None] = {}
-        self._nodes: dict[tuple[ClassEntity, str], ast.FunctionDef | ast.AsyncFunctionDef | None] = {}
+        # (method tree, (lines, columns) still to add to its positions, or None once added)
+        self._nodes: dict[tuple[ClassEntity, str], tuple[ast.AST | None, tuple[int, int] | None]] = {}
         self._decoders: dict[ClassEntity, Decoder] = {}
 
     # -- single methods ----------------------------------------------------
@@ -142,34 +143,42 @@ class OwnerAnalysis:
                 self._lines[path] = None
         return self._lines[path]
 
-    def method_node(self, cls: ClassEntity, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-        """The syntax tree of `cls.name` as defined in cls itself, or None."""
+    def method_node(self, cls: ClassEntity, name: str,
+                    positions: bool = False) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The syntax tree of `cls.name` as defined in cls itself, or None; with `positions`,
+        its line and column numbers are those of the file (what an edit needs)."""
         key = (cls, name)
         if key not in self._nodes:
             self._nodes[key] = self._parse_method(cls, name)
-        return self._nodes[key]
+        node, offsets = self._nodes[key]
+        if positions and offsets is not None:
+            _shift(node, *offsets)
+            self._nodes[key] = (node, None)
+        return node
 
-    def _parse_method(self, cls: ClassEntity, name: str):
+    def _parse_method(self, cls: ClassEntity, name: str) -> tuple[ast.AST | None, tuple[int, int] | None]:
         info = self.resolver.info(cls)
         fn, lines = info.methods.get(name), self.lines(cls.path)
         if fn is None or lines is None:
-            return None
+            return None, None
         end = min((m.line for m in info.methods.values() if m.line > fn.line), default=info.end_line + 1)
         chunk = lines[fn.line - 1:end - 1]
         while chunk and chunk[-1].lstrip().startswith(("@", "#", "\n", "\r")) or chunk and not chunk[-1].strip():
             chunk.pop()  # the next method's decorators and the blank lines before them
+        offsets: tuple[int, int] | None = (fn.line - 1, len(chunk[0]) - len(chunk[0].lstrip(" \t")))
         try:
             tree = ast.parse(textwrap.dedent("".join(chunk)))
-            _shift(tree, fn.line - 1, len(chunk[0]) - len(chunk[0].lstrip(" \t")))
         except (SyntaxError, ValueError, RecursionError):
             try:  # e.g. a string literal less indented than the method: parse the file
                 tree = parse_source(read_source(Path(cls.path)))
             except (SourceError, RecursionError):
-                return None
+                return None, None
             tree = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)
                          and n.lineno == info.line), ast.Module(body=[], type_ignores=[]))
-        return next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            offsets = None  # the file's own positions already
+        node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                      and n.name == name), None)
+        return node, offsets
 
     # -- shapes ------------------------------------------------------------
     def owner(self, cls: ClassEntity) -> Owner | None:

@@ -34,6 +34,8 @@ NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)
 
 _HEADER = re.compile(rb"^class[ \t]+(\w+)[ \t]*(?:\(([^)]*)\))?", re.M)
 _WORD = re.compile(rb"\w+")
+_LAYERS = re.compile(rb"\." + LAYERS.encode() + rb"\b")
+_SETTER = b"def " + CAPTURE_HOOK.encode()
 _HEAD = re.compile(rb"self\.lm_head\s*(?::|=(?!=))")
 _DECODER = re.compile(rb"self\.(?:" + b"|".join(a.encode() for a in DECODER_ATTRS) + rb")\s*=(?!=)\s*([\w.]+)")
 _DEFS = tuple(b"def " + m.encode() for m in OWNER_MEMBERS)
@@ -70,7 +72,7 @@ def may_hold_owner(path: Path, index: ClassIndex) -> bool:
     """Bytes test: can a class of this file be an owner with a gap? (No false negatives
     for what `owner_findings` reports: a class is dropped only if it is a draft, or its
     decoder is a class of the given files whose own body defines forward without reading
-    layers_to_capture, mentioning aux states, or calling another forward.)"""
+    `.layers_to_capture`, defining the EAGLE-3 setter, or calling another forward.)"""
     raw = index.raws[path]
     if b"lm_head" not in raw or b"logits_processor" not in raw:
         return False
@@ -86,9 +88,10 @@ def may_hold_owner(path: Path, index: ClassIndex) -> bool:
 
 
 def _never_collects(body: bytes | None) -> bool:
-    """The body defines forward and mentions neither aux states nor layers_to_capture nor another forward."""
-    return body is not None and b"def forward" in body and b"aux" not in body and LAYERS.encode() not in body \
-        and b".forward(" not in body
+    """The body defines forward, and neither reads `.layers_to_capture`, nor has its own
+    EAGLE-3 setter, nor calls another forward."""
+    return body is not None and b"def forward" in body and not _LAYERS.search(body) \
+        and _SETTER not in body and b".forward(" not in body
 
 
 @dataclass(frozen=True)

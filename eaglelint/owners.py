@@ -79,13 +79,16 @@ def mentions_aux(node: ast.AST) -> bool:
                for n in ast.walk(node))
 
 
-def _collects(fn: ast.AST) -> bool:
-    """Reads `layers_to_capture` (Qwen2Model, LlamaModel), or returns the aux hidden states it
-    gathered another way (Qwen2MoeModel hands a list to the layers it marked)."""
+def _collects(fn: ast.AST, own_setter: bool) -> bool:
+    """Collects aux hidden states the way EAGLE-3 drives them: reads `layers_to_capture`
+    (Qwen2Model, LlamaModel), or, where the decoder has its own `set_eagle3_layers_to_capture`
+    (Qwen2MoeModel marks the layers it is given), returns the aux states it gathered. A
+    decoder that only collects for DSpark (`dspark_layers_to_capture`) has no EAGLE-3 path."""
     if not mentions_aux(fn):
         return False
     return any((isinstance(n, ast.Attribute) and n.attr == LAYERS)
-               or (isinstance(n, ast.Return) and n.value is not None and mentions_aux(n.value)) for n in ast.walk(fn))
+               or (own_setter and isinstance(n, ast.Return) and n.value is not None and mentions_aux(n.value))
+               for n in ast.walk(fn))
 
 
 def _calls_super_forward(fn: ast.AST) -> bool:
@@ -271,12 +274,13 @@ class OwnerAnalysis:
             if fn is None:
                 return Decoder(cls, None, f"{where} cannot be read")
             helpers = [self.method_node(c, h) for h in _self_calls(fn) if h in info.methods and h != "forward"]
-            if _collects(fn) or any(h is not None and _collects(h) for h in helpers):
+            setter = CAPTURE_HOOK in info.methods
+            if _collects(fn, setter) or any(h is not None and _collects(h, setter) for h in helpers):
                 return Decoder(cls, True, f"{where} collects aux hidden states")
             if _calls_super_forward(fn):
                 continue
-            return Decoder(cls, False, f"{where} does not collect aux hidden states (never reads {LAYERS} "
-                                       f"nor returns them)")
+            return Decoder(cls, False, f"{where} does not collect aux hidden states for EAGLE-3 (never "
+                                       f"reads {LAYERS})")
         return Decoder(cls, None, f"no forward of {cls.qualname} or its bases can be read")
 
     def forward(self, cls: ClassEntity) -> tuple[ClassEntity, ast.FunctionDef | ast.AsyncFunctionDef] | None:

@@ -41,9 +41,20 @@ _DECODER = re.compile(rb"self\.(?:" + b"|".join(a.encode() for a in DECODER_ATTR
 _DEFS = tuple(b"def " + m.encode() for m in OWNER_MEMBERS)
 
 
+def _headers(raw: bytes) -> list[re.Match[bytes]]:
+    """Top-level `class` lines, found with bytes.find (a multi-line regular expression
+    anchored at every line costs more than the rest of the rule's bytes tests)."""
+    starts = [0] if raw.startswith(b"class") else []
+    at = raw.find(b"\nclass")
+    while at >= 0:
+        starts.append(at + 1)
+        at = raw.find(b"\nclass", at + 1)
+    return [m for m in (_HEADER.match(raw, s) for s in starts) if m]
+
+
 class ClassIndex:
     """Top-level class headers of the given files (name, bases, where the body lies), found
-    with one regular expression pass: what the bytes tests and the registry look up."""
+    in one pass: what the bytes tests and the registry look up."""
 
     def __init__(self, raws: dict[Path, bytes]):
         self.raws = raws
@@ -51,7 +62,7 @@ class ClassIndex:
         self.bodies: dict[bytes, list[tuple[Path, int, int]]] = {}
         self.subclasses: dict[bytes, list[tuple[bytes, Path]]] = {}
         for path, raw in raws.items():
-            found = list(_HEADER.finditer(raw)) if b"class" in raw else []
+            found = _headers(raw)
             ends = [f.start() for f in found[1:]] + [len(raw)] if found else []
             for m, end in zip(found, ends, strict=True):
                 self.by_path.setdefault(path, []).append((m.group(1), m.start(), end))
@@ -70,18 +81,27 @@ class ClassIndex:
 
 def may_hold_owner(path: Path, index: ClassIndex) -> bool:
     """Bytes test: can a class of this file be an owner with a gap? (No false negatives
-    for what `owner_findings` reports: a class is dropped only if it is a draft, or its
-    decoder is a class of the given files whose own body defines forward without reading
-    `.layers_to_capture`, defining the EAGLE-3 setter, or calling another forward.)"""
+    for what `owner_findings` reports: a class is dropped only if it has both members, is a
+    draft, is neither named after EntryClass nor a base of any class, defines a forward
+    without a logits call, holds a `*ForCausalLM`, or holds a class of the given files
+    whose own body defines forward without reading `.layers_to_capture`, defining the
+    EAGLE-3 setter, or calling another forward.)"""
     raw = index.raws[path]
     if b"lm_head" not in raw or b"logits_processor" not in raw:
         return False
+    entries = raw[raw.find(b"EntryClass"):] if b"EntryClass" in raw else b""
     for name, start, end in index.by_path.get(path, []):
         if not _HEAD.search(raw, start, end) or all(raw.find(d, start, end) >= 0 for d in _DEFS):
             continue
+        if raw.find(b"def forward", start, end) >= 0 and raw.find(b"logits_processor(", start, end) < 0:
+            continue  # its own forward computes no logits: not an owner
+        if name not in index.subclasses and not re.search(rb"\b" + name + rb"\b", entries):
+            continue  # neither registered here nor a base of anything
         if is_draft_name(name.decode(), path):
             continue
         held = [v.rsplit(b".", 1)[-1] for v in _DECODER.findall(raw, start, end)]
+        if any(h.endswith(b"ForCausalLM") for h in held):
+            continue  # holds a whole language model: a wrapper, not an owner
         if any(not _never_collects(index.body(h, path) or index.body(h)) for h in held):
             return True
     return False

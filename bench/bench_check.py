@@ -13,14 +13,22 @@ Measures, all on a private copy of the tree and a private cache folder:
   one file   cache filled, kimi_k25.py edited and passed alone (as pre-commit does,
              with the files that depend on it)
   pylint     pylint --load-plugins eaglelint.pylint_plugin, where the plugin exists
-and the peak RSS of a cold `eaglelint check` process.
+and the peak RSS of a cold `eaglelint check` process. The floor and the cold check are
+also timed as whole processes (a fresh interpreter each: start-up and imports
+included), which is what a user or pre-commit waits for. eaglelint's own modules are
+compiled to bytecode first and the processes may use it, as after `pip install`
+(which compiles them); a PYTHONDONTWRITEBYTECODE environment would otherwise make
+every process compile eaglelint from source again.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import compileall
 import importlib.util
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -42,10 +50,49 @@ def floor(root: Path) -> None:
         ast.parse(path.read_bytes(), filename=str(path))
 
 
+FLOOR_PROCESS = (
+    "import ast, pathlib, sys\n"
+    "for p in sorted(pathlib.Path(sys.argv[1]).rglob('*.py')):\n"
+    "    ast.parse(p.read_bytes(), filename=str(p))\n"
+)
+
+
+def installed_env() -> dict[str, str]:
+    """The environment of an installed eaglelint: its modules compiled to bytecode, and used."""
+    import eaglelint
+
+    compileall.compile_dir(str(Path(eaglelint.__file__).parent), quiet=1)
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def process(args: list[str], env: dict[str, str] | None = None) -> None:
+    """One fresh interpreter: what a user waits for, start-up included."""
+    subprocess.run([sys.executable, *args], capture_output=True, check=False, env=env)
+
+
 def run_check(paths: list[Path], cache_dir: Path | None, jobs: int = 1) -> list:
     """The CLI's own pipeline (config ignored), dependents of given files included."""
     project = Project(SummaryCache(cache_dir) if cache_dir else None)
     return lint(paths, SettingsFinder(isolated=True), project, jobs=jobs).findings
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children: steadier than wall time on a
+    machine that other jobs share."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def side_by_side(measures: dict[str, object], runs: int) -> dict[str, tuple[float, float]]:
+    """Median (wall, cpu) seconds of each measure, run in turn within each round, so that
+    the floor and the checks see the same load."""
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in measures}
+    for _ in range(runs):
+        for name, fn in measures.items():
+            wall, cpu = time.perf_counter(), cpu_seconds()
+            fn()
+            times[name].append((time.perf_counter() - wall, cpu_seconds() - cpu))
+    return {name: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t)) for name, t in times.items()}
 
 
 def median_seconds(fn, runs: int, before=lambda: None) -> float:
@@ -70,6 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--version", default="0.5.23")
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--no-pylint", action="store_true", help="skip the (slow) pylint row")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="eaglelint-bench-"))
     try:
@@ -83,8 +131,16 @@ def main() -> None:
         def edit_kimi() -> None:
             kimi.write_bytes(original + f"\n# edit {next(edits)}\n".encode())
 
-        rows = [("floor: read + ast.parse every file", median_seconds(lambda: floor(root), args.runs))]
-        rows.append(("cold, 1 process", median_seconds(lambda: run_check([root], None), args.runs)))
+        env = installed_env()
+        paired = side_by_side({
+            "floor: read + ast.parse every file": lambda: floor(root),
+            "cold, 1 process": lambda: run_check([root], None),
+            "floor, whole process": lambda: process(["-c", FLOOR_PROCESS, str(root)], env),
+            "cold, whole process (`eaglelint check --no-cache`)":
+                lambda: process(["-m", "eaglelint", "check", "-q", "--no-cache", str(root)], env),
+        }, args.runs)
+        cpu = {name: c for name, (_, c) in paired.items()}
+        rows = [(name, wall) for name, (wall, _) in paired.items()]
         rows.append(("cold, --jobs 2", median_seconds(lambda: run_check([root], None, 2), args.runs)))
         cold_result = run_check([root], None)
         assert run_check([root], cache_dir) == cold_result  # fills the cache
@@ -94,18 +150,26 @@ def main() -> None:
         rows.append(("one file changed, passed alone",
                      median_seconds(lambda: run_check([kimi], cache_dir), args.runs, before=edit_kimi)))
         kimi.write_bytes(original)
-        if importlib.util.find_spec("eaglelint.pylint_plugin") and importlib.util.find_spec("pylint"):
+        if not args.no_pylint and importlib.util.find_spec("eaglelint.pylint_plugin") and \
+                importlib.util.find_spec("pylint"):
             cmd = [sys.executable, "-m", "pylint", "--load-plugins", "eaglelint.pylint_plugin", "--disable=all",
                    "--enable=eaglelint", str(root)]
             rows.append(("pylint + eaglelint plugin", median_seconds(
                 lambda: subprocess.run(cmd, capture_output=True, check=False), max(1, args.runs // 3))))
         n_files = len(list(root.rglob("*.py")))
-        base, cold = rows[0][1], rows[1][1]
+        cold = rows[1][1]
         print(f"SGLang {args.version} models tree: {n_files} files, {len(cold_result)} findings, "
               f"median of {args.runs} runs")
-        print(f"{'measure':<40}{'seconds':>9}{'x floor':>9}{'x cold':>9}")
+        print(f"{'measure':<52}{'seconds':>9}{'x floor':>9}{'x cold':>9}{'cpu s':>9}{'cpu x floor':>12}")
         for name, seconds in rows:
-            print(f"{name:<40}{seconds:>9.3f}{seconds / base:>9.2f}{seconds / cold:>9.2f}")
+            floor_name = "floor, whole process" if "whole process" in name else rows[0][0]
+            base_here = dict(rows)[floor_name]
+            line = f"{name:<52}{seconds:>9.3f}{seconds / base_here:>9.2f}{seconds / cold:>9.2f}"
+            if name in cpu:
+                line += f"{cpu[name]:>9.3f}{cpu[name] / cpu[floor_name]:>12.2f}"
+            print(line)
+        print("(whole-process rows are compared with the whole-process floor; the four rows with CPU "
+              "times ran in turn within each round)")
         rss = peak_rss_mb(["check", "-q", "--no-cache", str(root)])
         print(f"peak RSS of a cold `eaglelint check` process: {rss:.0f} MB")
     finally:

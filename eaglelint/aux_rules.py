@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from pathlib import Path
 
+from .owners import OwnerAnalysis
 from .resolve import ClassEntity, Resolver
-from .sources import SourceError, parse_source, read_source
 
 FLAG = "capture_aux_hidden_states"
 # Hooks that turn on aux-hidden-state capture (EAGLE-3; DFlash/DSpark reuse the same path).
@@ -78,15 +77,7 @@ def _mentions_aux(node: ast.AST) -> bool:
 class AuxChecker:
     def __init__(self, resolver: Resolver):
         self.resolver = resolver
-        self._last: tuple[str, ast.Module | None] = ("", None)  # wrappers come file by file
-
-    def tree(self, path: str) -> ast.Module | None:
-        if self._last[0] != path:
-            try:
-                self._last = (path, parse_source(read_source(Path(path))))
-            except SourceError:
-                self._last = (path, None)
-        return self._last[1]
+        self.methods = OwnerAnalysis(resolver)
 
     def is_full_lm(self, cls: ClassEntity) -> bool:
         """A language model with its own LM head and logits processor, not a bare decoder."""
@@ -103,9 +94,7 @@ class AuxChecker:
         owner = next((c for c in self.resolver.mro(wrapper) if "forward" in self.resolver.info(c).methods), None)
         if owner is None:
             return []
-        tree = self.tree(owner.path)
-        cls = _class_node(tree, owner.qualname) if tree is not None else None
-        forward = _method(cls, "forward") if cls is not None else None
+        forward = self.methods.method_node(owner, "forward", positions=True)  # that method's lines only
         if forward is None:
             return []
         full = bool(wrapped) and all(self.is_full_lm(c) for c in wrapped)

@@ -24,6 +24,7 @@ from .info_commands import interfaces_cmd, rule_cmd, rules_cmd
 from .noqa_writer import DEFAULT_REASON, add_noqa_comments
 from .output import FORMATS, open_output, write_report
 from .report import progress_bar, wants_progress
+from .support_cmd import support_cmd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -161,7 +162,7 @@ def fix(write, show_diff, show_fixes, style, paths, **opts):
 
 
 
-for command in (rules_cmd, rule_cmd, interfaces_cmd, clean_cmd):
+for command in (rules_cmd, rule_cmd, interfaces_cmd, clean_cmd, support_cmd):
     cli.add_command(command)
 
 

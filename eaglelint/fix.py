@@ -67,9 +67,12 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
                roots: list[Path] | None = None) -> FixPlan:
     """Edits for the fixable findings. With `roots`, only files inside them (after
     resolving symbolic links) are edited: a link must not lead a fix out of the tree."""
+    from .owner_rules import CODE as OWNER_CODE  # owner fixes build on this module: imported late
+
     plan = FixPlan()
     by_file: dict[str, list[Finding]] = {}
     markers: list[Finding] = []
+    owners: list[Finding] = []
     inside = [os.path.realpath(r) for r in roots] if roots is not None else None
     for f in findings:
         if f.fixable and inside is not None and not any(_within(os.path.realpath(f.path), r) for r in inside):
@@ -77,6 +80,8 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
                                  "not rewritten: pass it to `eaglelint fix`"))
         elif f.fixable and f.code == "EGL030":
             markers.append(f)
+        elif f.fixable and f.code == OWNER_CODE:
+            owners.append(f)
         elif f.fixable and f.method:
             by_file.setdefault(os.path.abspath(f.path), []).append(f)
         else:
@@ -96,6 +101,10 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
         from .vllm_fix import plan_marker_fixes  # builds on this module's FileFix: imported late
 
         plan_marker_fixes(markers, project, plan)
+    if owners:
+        from .owner_fix import plan_owner_fixes
+
+        plan_owner_fixes(owners, project, plan)
     return plan
 
 

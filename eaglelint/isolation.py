@@ -30,7 +30,7 @@ def check_wrappers(run: Run, wrappers: list[Wrapper], methods: list[InterfaceMet
             out += check_wrapper(run, wrapper, attr, methods)
             checked.append((wrapper, attr))
         except Exception as exc:
-            out.append(_failed(run.project, wrapper, exc))
+            out.append(class_failure(run.project, wrapper, exc))
             run = Run(Resolver(run.project), run.project, run.raws)  # caches may hold half-made answers
     try:  # all at once: the path rules share parsed files between wrappers
         return out + path_findings(run.resolver, checked, methods, interfaces)
@@ -42,12 +42,12 @@ def check_wrappers(run: Run, wrappers: list[Wrapper], methods: list[InterfaceMet
         try:
             out += path_findings(resolver, [wrapper], methods, interfaces)
         except Exception as exc:
-            out.append(_failed(run.project, wrapper[0], exc))
+            out.append(class_failure(run.project, wrapper[0], exc))
             resolver = Resolver(run.project)
     return out
 
 
-def _failed(project: Project, wrapper: ClassEntity, exc: Exception) -> Finding:
+def class_failure(project: Project, wrapper: ClassEntity, exc: Exception) -> Finding:
     if project.debug:
         raise exc
     deep = "bases, names or expressions nested too deeply to analyse"

@@ -10,7 +10,6 @@ siblings of the file) are followed: torch, transformers and friends stay opaque.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .cache import SummaryCache
@@ -106,6 +105,8 @@ class Project:
                 todo.append((path, raw))
         if jobs <= 1 or len(todo) < 2:
             return
+        from concurrent.futures import ProcessPoolExecutor  # only here: its import costs every run
+
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             results = pool.map(summarize_raw, [p for p, _ in todo], [r for _, r in todo],
                                [self.debug] * len(todo), chunksize=4)

@@ -1,0 +1,306 @@
+"""The members an owner class lacks, written the way its decoder family's sibling writes them.
+
+Why copy the sibling: `Qwen3ForCausalLM.set_eagle3_layers_to_capture` already knows
+what a `Qwen3Model` needs (which layers, the +1 shift, the pipeline-parallel early
+return); an owner holding a `Qwen3Model` subclass needs exactly that. The copy is
+only made when it is sure to work in its new class: every `self.X` it uses exists
+there, every global it reads can be imported, and, for the capture hook, the
+owner's forward then handles the aux hidden states as the sibling's does (flag set
+in `__init__`, the decoder's tuple unpacked, the aux states passed to its own
+`self.logits_processor(...)`), so that EGL020-EGL023 hold after the fix. Anything
+else raises NotFixable with the reason, and the finding is EGL041.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .checker import Finding
+from .fix import FileFix, FixPlan, apply_edits
+from .imports import ImportPlan
+from .members import has_member
+from .modules import Project
+from .owners import CAPTURE_HOOK, LOGITS, OWNER_MEMBERS, Owner, OwnerAnalysis, Sibling, mentions_aux, self_attrs
+from .resolve import ClassEntity, Resolver
+from .sources import SourceError, parse_source, read_source, split_lines
+
+FLAG = "capture_aux_hidden_states"
+AUX = "aux_hidden_states"
+
+
+class NotFixable(Exception):
+    """str() says why no member is written."""
+
+
+@dataclass
+class ClassPlan:
+    qualname: str
+    siblings: dict[str, Sibling] = field(default_factory=dict)
+    methods: list[tuple[str, list[str]]] = field(default_factory=list)  # member, lines (no line endings)
+    edits: list[tuple[int, int, list[str]]] = field(default_factory=list)  # 0-based [start, end) -> lines
+    names: dict[str, Path] = field(default_factory=dict)  # global names the copies read -> module to import from
+    end: int = 0  # 0-based line index after the class body: where the methods go
+
+
+def lead(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
+               imports: ImportPlan | None = None) -> ClassPlan:
+    """What to write into the owner's class; NotFixable says why it cannot be written.
+
+    Read from the summary and single methods, so that `check` can tell EGL040 from
+    EGL041 without parsing the file again; `imports` is the file's plan when fixing."""
+    resolver = analysis.resolver
+    info = resolver.info(owner.cls)
+    lines = analysis.lines(owner.cls.path)
+    if lines is None or not info.methods:
+        raise NotFixable(f"the body of {info.name} cannot be read for editing")
+    if len(owner.decoders) != 1:
+        raise NotFixable(f"self.{owner.attr} may hold several classes; write the members by hand")
+    decoder = owner.decoders[0].cls
+    indent = lead(lines[min(m.line for m in info.methods.values()) - 1])
+    plan = ClassPlan(info.name, end=_end(lines, info.end_line, indent))
+    if imports is None:
+        empty = ast.Module(body=[], type_ignores=[])
+        imports = ImportPlan(empty, lines, "\n", resolver.module(owner.cls.path), resolver.project,
+                             Path(owner.cls.path))
+    for member in missing:
+        sibling = analysis.sibling(owner, decoder, member)
+        if sibling is None:
+            raise NotFixable(f"no class in the scanned tree holds {decoder.qualname} (or a base of it) as "
+                             f"self.{owner.attr} and defines {member} to copy from")
+        plan.siblings[member] = sibling
+        plan.methods.append((member, _copy(analysis, owner, sibling, member, indent, imports, plan.names)))
+    if CAPTURE_HOOK in missing:
+        plan.edits += _aux_path(analysis, owner, lines)
+    return plan
+
+
+def _end(lines: list[str], last: int, indent: str) -> int:
+    """After the class's last statement (1-based `last`), and the comment lines that still belong to it."""
+    index = j = last
+    while j < len(lines):
+        stripped = lines[j].strip()
+        if stripped.startswith("#") and len(lead(lines[j])) >= len(indent):
+            index = j + 1
+        elif stripped:
+            break
+        j += 1
+    return index
+
+
+def _copy(analysis: OwnerAnalysis, owner: Owner, sibling: Sibling, member: str, indent: str,
+          imports: ImportPlan, names: dict[str, Path]) -> list[str]:
+    """The sibling's method text at the owner's indentation, its decoder attribute renamed."""
+    resolver = analysis.resolver
+    source = sibling.member.owner
+    fn = analysis.method_node(source, member)
+    lines = analysis.lines(source.path)
+    info = resolver.info(source).methods[member]
+    if fn is None or lines is None:
+        raise NotFixable(f"{source.qualname}.{member} cannot be read")
+    where = f"{source.qualname}.{member} ({Path(source.path).name}:{info.line})"
+    if info.decorators or any(isinstance(n, ast.Name) and n.id == "super" for n in ast.walk(fn)):
+        raise NotFixable(f"{where} is decorated or calls super(); copy it by hand")
+    for attr in sorted(self_attrs(fn) - {sibling.attr, FLAG}):
+        if not has_member(resolver, owner.cls, attr):
+            raise NotFixable(f"{where} uses self.{attr}, which {resolver.info(owner.cls).name} does not have")
+    params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    stored = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for name in sorted({n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} - params - stored):
+        if hasattr(builtins, name):
+            continue
+        if not imports.can_provide(name, Path(source.path)):
+            raise NotFixable(f"{where} reads {name}, which cannot be imported into {Path(owner.cls.path).name}")
+        names[name] = Path(source.path)
+    text = lines[info.line - 1: info.line - 1 + fn.end_lineno - fn.lineno + 1]
+    base = lead(text[0])
+    out = []
+    for line in text:
+        body = line.rstrip("\r\n")
+        if not body.strip():
+            out.append("")
+        elif body.startswith(base) and ("\t" in lead(body)) == ("\t" in indent):
+            out.append(indent + body[len(base):])
+        else:
+            raise NotFixable(f"{where} is indented in a way that cannot be moved safely; copy it by hand")
+    if sibling.attr != owner.attr:
+        pattern = re.compile(rf"\bself\.{re.escape(sibling.attr)}\b")
+        out = [pattern.sub(f"self.{owner.attr}", line) for line in out]
+    return out
+
+
+def flag_initialised(analysis: OwnerAnalysis, owner: Owner) -> bool:
+    """Some class of the owner's MRO sets the flag in __init__ (or has it as a class attribute)."""
+    resolver = analysis.resolver
+    for c in resolver.mro(owner.cls):
+        info = resolver.info(c)
+        if FLAG in info.attrs or FLAG in info.methods:
+            return True
+        init = info.methods.get("__init__")
+        if init is not None and FLAG in info.self_assigns:
+            end = min((f.line for f in info.methods.values() if f.line > init.line), default=info.end_line + 1)
+            if any(init.line <= a.line < end for a in info.self_assigns[FLAG]):
+                return True
+    return False
+
+
+def _is_self(node: ast.AST, attr: str) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) \
+        and node.value.id == "self"
+
+
+def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list:
+    """Edits to __init__ and forward so the owner handles the decoder's (hidden, aux) tuple."""
+    edits = []
+    own = analysis.resolver.info(owner.cls).methods
+    if not flag_initialised(analysis, owner):
+        init = analysis.method_node(owner.cls, "__init__", positions=True) if "__init__" in own else None
+        if init is None or any(isinstance(n, ast.Return) for n in ast.walk(init)):
+            raise NotFixable(f"cannot tell where __init__ ends to set self.{FLAG} = False; set it by hand")
+        at = init.body[-1].end_lineno
+        edits.append((at, at, [f"{lead(lines[init.body[0].lineno - 1])}self.{FLAG} = False"]))
+    found = analysis.forward(owner.cls)
+    forward = analysis.method_node(owner.cls, "forward", positions=True) if "forward" in own else None
+    if found is None:
+        raise NotFixable("its forward cannot be read")
+    runs = forward or found[1]
+    calls = [n for n in ast.walk(runs) if isinstance(n, ast.Call) and _is_self(n.func, LOGITS)]
+    tests = any(_is_self(n, FLAG) for n in ast.walk(runs))
+    unpacks = tests and any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Tuple) and mentions_aux(t)
+                                                              for t in n.targets) for n in ast.walk(runs))
+    todo = [c for c in calls if not any(mentions_aux(a) for a in [*c.args, *c.keywords])]
+    if unpacks and not todo:
+        return edits
+    if forward is None:
+        raise NotFixable(f"its forward is inherited from {found[0].qualname}; change that forward by hand")
+    if any(isinstance(n, ast.Name) and n.id == AUX for n in ast.walk(forward)):
+        raise NotFixable(f"its forward already uses {AUX} in a way eaglelint does not rewrite")
+    if not unpacks:
+        edits.append(_unpack(owner, forward, calls, lines))
+    edits += [_pass(call, lines) for call in todo]
+    rows = [r for a, b, _ in edits for r in range(a, b)]
+    inserts = [a for a, b, _ in edits if a == b]
+    if len(set(rows)) != len(rows) or len(set(inserts)) != len(inserts):
+        raise NotFixable("two edits of its forward fall on one line; change it by hand")
+    return edits
+
+
+def _runs_decoder(call: ast.Call, attr: str) -> bool:
+    func = call.func
+    target = func.value if isinstance(func, ast.Attribute) and func.attr == "forward" else func
+    return _is_self(target, attr) or any(k.arg == "language_model" and _is_self(k.value, attr) for k in call.keywords)
+
+
+def _unpack(owner: Owner, forward: ast.AST, calls: list[ast.Call], lines: list[str]) -> tuple:
+    """After the one `x = <decoder run>` that precedes every logits call: unpack when capturing."""
+    runs = [n for n in ast.walk(forward) if isinstance(n, ast.Call) and _runs_decoder(n, owner.attr)]
+    blocks = []
+    for parent in ast.walk(forward):
+        for body in (getattr(parent, "body", None), getattr(parent, "orelse", None)):
+            for i, stmt in enumerate(body if isinstance(body, list) else ()):
+                if len(runs) == 1 and isinstance(stmt, ast.Assign) and stmt.value is runs[0] \
+                        and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                    blocks.append((body, i))
+    if len(blocks) != 1:
+        raise NotFixable(f"its forward does not run self.{owner.attr} once as `hidden_states = ...`; "
+                         "unpack the aux hidden states by hand")
+    body, i = blocks[0]
+    stmt = body[i]
+    later = {id(n) for s in body[i + 1:] for n in ast.walk(s)}
+    if not calls or any(id(c) not in later for c in calls):
+        raise NotFixable("a logits call of its forward does not follow the decoder run in the same block")
+    name, ind = stmt.targets[0].id, lead(lines[stmt.lineno - 1])
+    step = "\t" if ind.startswith("\t") else "    "
+    new = ["", f"{ind}{AUX} = None", f"{ind}if self.{FLAG}:", f"{ind}{step}{name}, {AUX} = {name}"]
+    return (stmt.end_lineno, stmt.end_lineno, new)
+
+
+def _pass(call: ast.Call, lines: list[str]) -> tuple:
+    """The aux hidden states as the logits processor's fifth argument (or keyword)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords) \
+            or len(call.args) > 4:
+        raise NotFixable("a self.logits_processor call has a shape eaglelint does not rewrite; pass "
+                         f"{AUX} by hand")
+    text = AUX if len(call.args) == 4 and not call.keywords else f"{AUX}={AUX}"
+    last = max([*call.args, *call.keywords], key=lambda n: (n.end_lineno, n.end_col_offset), default=None)
+    if last is None:
+        raise NotFixable("a self.logits_processor call has no arguments to extend")
+    row = last.end_lineno - 1
+    raw = lines[row].rstrip("\r\n")
+    col = len(raw.encode("utf-8")[: last.end_col_offset].decode("utf-8", "replace"))
+    rest = raw[col:].strip()
+    if call.end_lineno > last.end_lineno and rest == ",":
+        return (row + 1, row + 1, [f"{lead(lines[last.lineno - 1])}{text},"])
+    return (row, row + 1, [f"{raw[:col]}, {text}{raw[col:]}"])
+
+
+def plan_owner_fixes(findings: list[Finding], project: Project, plan: FixPlan) -> None:
+    """Add the file edits of the fixable owner findings to `plan`; the rest to `plan.left`."""
+    analysis = OwnerAnalysis(Resolver(project))
+    planned = {os.path.abspath(ff.path) for ff in plan.files}
+    by_file: dict[str, dict[str, list]] = {}
+    for f in findings:
+        by_file.setdefault(os.path.abspath(f.path), {}).setdefault(f.class_name, []).append(f)
+    for path, classes in sorted(by_file.items()):
+        items = [f for fs in classes.values() for f in fs]
+        if path in planned:
+            plan.left += [(f, "the file also gets other fixes; run eaglelint fix again") for f in items]
+            continue
+        try:
+            fix = _plan_file(Path(path), classes, analysis, project)
+        except NotFixable as exc:
+            plan.left += [(f, str(exc)) for f in items]
+            continue
+        plan.files.append(fix)
+
+
+def _plan_file(path: Path, classes: dict[str, list[Finding]], analysis: OwnerAnalysis,
+               project: Project) -> FileFix:
+    if path.is_symlink():
+        raise NotFixable("is a symbolic link; eaglelint does not rewrite through links")
+    try:
+        src = read_source(path)
+        tree = parse_source(src)
+    except (SourceError, RecursionError) as exc:
+        raise NotFixable(str(exc)) from None
+    if project.changed_since_read(path, src.raw):
+        raise NotFixable("file changed since it was checked (another fix running?); run again")
+    lines = split_lines(src.text)
+    if lines != analysis.lines(str(path)):
+        raise NotFixable("file changed while eaglelint was fixing it; run again")
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    imports = ImportPlan(tree, lines, newline, project.summary(path), project, path)
+    edits: list[tuple] = []
+    added = []
+    for qualname, items in classes.items():
+        owner = analysis.owner(ClassEntity(str(path), qualname))
+        if owner is None:
+            raise NotFixable(f"{qualname} is no longer an owner class")
+        asked = {f.method for f in items}
+        cls_plan = plan_class(analysis, owner, tuple(m for m in OWNER_MEMBERS if m in asked), imports)
+        for name, provider in cls_plan.names.items():
+            imports.require({name}, provider)
+        edits += [(a, b, [x + newline for x in new]) for a, b, new in cls_plan.edits]
+        body = [x + newline if x else newline for _, method in cls_plan.methods for x in ["", *method]]
+        edits.append((cls_plan.end, cls_plan.end, body))
+        added += [(qualname, member) for member, _ in cls_plan.methods]
+    text = apply_edits(lines, edits + imports.edits(), newline)
+    try:
+        new_tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise NotFixable(f"edited source would not parse ({exc.msg}); nothing written") from None
+    for qualname, member in added:
+        node = next((n for n in ast.walk(new_tree) if isinstance(n, ast.ClassDef)
+                     and n.name == qualname.rsplit(".", 1)[-1]), None)
+        if node is None or member not in {n.name for n in node.body if isinstance(n, ast.FunctionDef)}:
+            raise NotFixable(f"new {qualname}.{member} would not land in its class; nothing written")
+    bom = b"\xef\xbb\xbf" if src.raw.startswith(b"\xef\xbb\xbf") and not src.encoding.endswith("-sig") else b""
+    return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)

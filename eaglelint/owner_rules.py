@@ -1,0 +1,253 @@
+"""EGL040/EGL041: a registered owner class whose decoder collects aux hidden states,
+but which lacks the EAGLE-3 members it must write itself.
+
+Why: SGLang issue #17935 (Qwen3-VL fails to start with speculative decoding):
+`Qwen3VLForConditionalGeneration` owns `lm_head` and `logits_processor` and holds a
+`Qwen3Model` subclass that already collects aux hidden states, yet had no
+`set_eagle3_layers_to_capture` / `get_embed_and_head` until SGLang wrote them by hand
+in 0.5.11. The members are the ones the decoder family's own `*ForCausalLM` already
+has; EGL040 when eaglelint can write them (and the forward change they need),
+EGL041, with the reason, when it cannot.
+
+Speed: a file is parsed for this rule only if one of its top-level class bodies
+assigns `self.lm_head` and a decoder attribute, lacks one of the members, and does
+not hold, by its own name, a class of the same file whose forward visibly never
+collects (a bytes test; what it passes is then judged exactly).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .checker import Finding, display_path
+from .interfaces import InterfaceMethod
+from .members import has_member
+from .modules import Project
+from .owner_fix import NotFixable, plan_class
+from .owners import CAPTURE_HOOK, DECODER_ATTRS, LAYERS, OWNER_MEMBERS, Owner, OwnerAnalysis
+from .resolve import ClassEntity, Resolver
+from .roles import is_draft, is_draft_name
+
+CODE = "EGL040"  # fixable: eaglelint writes the members as the sibling does
+NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)
+
+_HEADER = re.compile(rb"^class[ \t]+(\w+)[ \t]*(?:\(([^)]*)\))?", re.M)
+_WORD = re.compile(rb"\w+")
+_LAYERS = re.compile(rb"\." + LAYERS.encode() + rb"\b")
+_SETTER = b"def " + CAPTURE_HOOK.encode()
+_HEAD = re.compile(rb"self\.lm_head\s*(?::|=(?!=))")
+_DECODER = re.compile(rb"self\.(?:" + b"|".join(a.encode() for a in DECODER_ATTRS) + rb")\s*=(?!=)\s*([\w.]+)")
+_DEFS = tuple(b"def " + m.encode() for m in OWNER_MEMBERS)
+
+
+def _headers(raw: bytes) -> list[re.Match[bytes]]:
+    """Top-level `class` lines, found with bytes.find (a multi-line regular expression
+    anchored at every line costs more than the rest of the rule's bytes tests)."""
+    starts = [0] if raw.startswith(b"class") else []
+    at = raw.find(b"\nclass")
+    while at >= 0:
+        starts.append(at + 1)
+        at = raw.find(b"\nclass", at + 1)
+    return [m for m in (_HEADER.match(raw, s) for s in starts) if m]
+
+
+class ClassIndex:
+    """Top-level class headers of the given files (name, bases, where the body lies), found
+    in one pass: what the bytes tests and the registry look up."""
+
+    def __init__(self, raws: dict[Path, bytes]):
+        self.raws = raws
+        self.by_path: dict[Path, list[tuple[bytes, int, int]]] = {}
+        self.bodies: dict[bytes, list[tuple[Path, int, int]]] = {}
+        self.subclasses: dict[bytes, list[tuple[bytes, Path]]] = {}
+        for path, raw in raws.items():
+            found = _headers(raw)
+            ends = [f.start() for f in found[1:]] + [len(raw)] if found else []
+            for m, end in zip(found, ends, strict=True):
+                self.by_path.setdefault(path, []).append((m.group(1), m.start(), end))
+                self.bodies.setdefault(m.group(1), []).append((path, m.start(), end))
+                for base in set(_WORD.findall(m.group(2) or b"")):
+                    self.subclasses.setdefault(base, []).append((m.group(1), path))
+
+    def body(self, name: bytes, path: Path | None = None) -> bytes | None:
+        """The body of class `name` in `path`, or in the one file that defines it."""
+        places = [p for p in self.bodies.get(name, []) if path is None or p[0] == path]
+        if len(places) != 1:
+            return None
+        where, start, end = places[0]
+        return self.raws[where][start:end]
+
+
+def may_hold_owner(path: Path, index: ClassIndex) -> bool:
+    """Bytes test: can a class of this file be an owner with a gap? (No false negatives
+    for what `owner_findings` reports: a class is dropped only if it has both members, is a
+    draft, is neither named after EntryClass nor a base of any class, defines a forward
+    without a logits call, holds a `*ForCausalLM`, or holds a class of the given files
+    whose own body defines forward without reading `.layers_to_capture`, defining the
+    EAGLE-3 setter, or calling another forward.)"""
+    raw = index.raws[path]
+    if b"lm_head" not in raw or b"logits_processor" not in raw:
+        return False
+    entries = raw[raw.find(b"EntryClass"):] if b"EntryClass" in raw else b""
+    for name, start, end in index.by_path.get(path, []):
+        if not _HEAD.search(raw, start, end) or all(raw.find(d, start, end) >= 0 for d in _DEFS):
+            continue
+        if raw.find(b"def forward", start, end) >= 0 and raw.find(b"logits_processor(", start, end) < 0:
+            continue  # its own forward computes no logits: not an owner
+        if name not in index.subclasses and not re.search(rb"\b" + name + rb"\b", entries):
+            continue  # neither registered here nor a base of anything
+        if is_draft_name(name.decode(), path):
+            continue
+        held = [v.rsplit(b".", 1)[-1] for v in _DECODER.findall(raw, start, end)]
+        if any(h.endswith(b"ForCausalLM") for h in held):
+            continue  # holds a whole language model: a wrapper, not an owner
+        if any(not _never_collects(index.body(h, path) or index.body(h)) for h in held):
+            return True
+    return False
+
+
+def _never_collects(body: bytes | None) -> bool:
+    """The body defines forward, and neither reads `.layers_to_capture`, nor has its own
+    EAGLE-3 setter, nor calls another forward."""
+    return body is not None and b"def forward" in body and not _LAYERS.search(body) \
+        and _SETTER not in body and b".forward(" not in body
+
+
+@dataclass(frozen=True)
+class OwnerGap:
+    """One owner lacking members, as `support` and the rule both see it."""
+
+    owner: Owner
+    cls: ClassEntity
+    missing: tuple[str, ...]
+    entries: tuple[tuple[ClassEntity, bool], ...] = ()  # registered classes inheriting the gap (in EntryClass?)
+
+
+def owner_findings(resolver: Resolver, project: Project, raws: dict[Path, bytes],
+                   methods: list[InterfaceMethod], failed) -> list[Finding]:
+    """The owner findings of the given files. `failed(cls, exc)` makes the EGL999 of a
+    class whose analysis raised (the run goes on)."""
+    wanted = {m.name: m for m in methods if m.name in OWNER_MEMBERS}
+    if CAPTURE_HOOK not in wanted:
+        return []  # the capture path is what makes an owner's gap an EAGLE-3 gap
+    analysis = OwnerAnalysis(resolver)
+    index = ClassIndex(raws)
+    registry = Registry(resolver, project, index)
+    out: list[Finding] = []
+    for path, raw in raws.items():
+        if not may_hold_owner(path, index):
+            continue
+        mod = project.summary(path, raw)
+        for info in list(mod.classes.values()) if mod else ():
+            if not any(a in info.self_assigns for a in DECODER_ATTRS):
+                continue
+            cls = ClassEntity(mod.path, info.name)
+            if is_draft(cls):
+                continue
+            try:
+                gap = owner_gap(analysis, cls, tuple(wanted))
+                if gap is None or not gap.owner.head or gap.owner.collects is not True \
+                        or not analysis.computes_logits(cls):
+                    continue
+                gap = registry.registered(gap)
+                if gap is not None:
+                    out += _findings(analysis, gap, wanted)
+            except Exception as exc:
+                out.append(failed(cls, exc))
+    return out
+
+
+def owner_gap(analysis: OwnerAnalysis, cls: ClassEntity, members: tuple[str, ...]) -> OwnerGap | None:
+    """cls as an owner that lacks some of `members`, if it assigns its decoder itself."""
+    missing = tuple(m for m in members if not has_member(analysis.resolver, cls, m))
+    if not missing:
+        return None
+    owner = analysis.owner(cls)
+    if owner is None or owner.cls != cls:
+        return None
+    return OwnerGap(owner, cls, missing)
+
+
+class Registry:
+    """Which classes SGLang loads as served models: EntryClass entries and their bases."""
+
+    def __init__(self, resolver: Resolver, project: Project, index: ClassIndex):
+        self.resolver, self.project, self.index = resolver, project, index
+
+    def registered(self, gap: OwnerGap) -> OwnerGap | None:
+        """The gap with the registered classes that have it, or None if no served model has it
+        (a component, a base nobody registers: the engine never calls it)."""
+        resolver, cls = self.resolver, gap.cls
+        entries = [(e, True) for e in self.entries_of(cls) if not is_draft(e)]
+        entries = [(e, i) for e, i in entries if e == cls or not chooses_decoder(resolver, e, cls, gap.owner.parameter)]
+        entries = [(e, i) for e, i in entries if any(not has_member(resolver, e, m) for m in gap.missing)]
+        return replace(gap, entries=tuple(entries)) if entries else None
+
+    def entries_of(self, cls: ClassEntity) -> list[ClassEntity]:
+        """cls itself if registered, and every scanned EntryClass entry that subclasses it.
+        Only files that define a class naming cls (or such a subclass) among its bases
+        are parsed for this."""
+        names, todo, files = set(), [cls.qualname.rsplit(".", 1)[-1].encode()], set()
+        while todo:
+            name = todo.pop()
+            names.add(name)
+            for sub, path in self.index.subclasses.get(name, []):
+                if not is_draft_name(sub.decode(), path):
+                    files.add(path)
+                    if sub not in names:
+                        todo.append(sub)
+        files.add(Path(cls.path))
+        out = []
+        for path in sorted(files):
+            raw = self.index.raws.get(path)
+            mod = self.project.summary(path, raw) if raw is None or b"EntryClass" in raw else None
+            for name in mod.entry_classes if mod else ():
+                entry = ClassEntity(mod.path, name)
+                if name in mod.classes and cls in self.resolver.mro(entry):
+                    out.append(entry)
+        return out
+
+
+def chooses_decoder(resolver: Resolver, sub: ClassEntity, owner: ClassEntity, parameter: str | None) -> bool:
+    """A subclass that holds a decoder of its own, or (where the owner's decoder is a
+    parameter's default) has its own __init__, which may pass another class: its
+    verdict is not the owner's."""
+    for c in resolver.mro(sub):
+        if c == owner:
+            return False
+        info = resolver.info(c)
+        if any(a in info.self_assigns for a in DECODER_ATTRS) or (parameter and "__init__" in info.methods):
+            return True
+    return False
+
+
+def _findings(analysis: OwnerAnalysis, gap: OwnerGap, wanted: dict[str, InterfaceMethod]) -> list[Finding]:
+    resolver = analysis.resolver
+    info = resolver.info(gap.cls)
+    decoder = gap.owner.decoders[0]
+    try:
+        plan = plan_class(analysis, gap.owner, gap.missing)
+        reason = None
+    except NotFixable as exc:
+        plan, reason = None, str(exc)
+    subclasses = [e.qualname if e.path == gap.cls.path else f"{e.qualname} ({Path(e.path).name})"
+                  for e, _ in gap.entries if e != gap.cls]
+    also = f"; inherited by {', '.join(subclasses)}" if subclasses else ""
+    out = []
+    for member in gap.missing:
+        sibling = plan.siblings.get(member) if plan else None
+        where = (f"as {sibling.cls.qualname} ({Path(sibling.member.owner.path).name}:{sibling.member.line}) "
+                 f"writes it for the same decoder family (eaglelint fix)") if sibling else f"no automatic fix: {reason}"
+        message = (f"{info.name} owns lm_head and holds self.{gap.owner.attr} = {decoder.cls.qualname}, whose "
+                   f"{decoder.why}, but it lacks {member}, which the engine calls for EAGLE-3; write it {where}{also}")
+        out.append(Finding(
+            display_path(gap.cls.path), info.line, info.column, CODE if plan else NO_FIX_CODE, message,
+            class_name=info.name, wrapped_class=decoder.cls.qualname, method=member,
+            wrapped_path=display_path(sibling.member.owner.path) if sibling else None,
+            wrapped_line=sibling.member.line if sibling else None,
+            provider_class=sibling.member.owner.qualname if sibling else None,
+            interface=wanted[member].interface, wrapper_attribute=gap.owner.attr,
+            entry_class=any(is_entry for _, is_entry in gap.entries), subclasses=tuple(subclasses)))
+    return out

@@ -1,0 +1,320 @@
+"""Owner classes: a model that owns its LM head and holds its decoder itself.
+
+Why a shape of its own: SGLang's engine calls `set_eagle3_layers_to_capture` and
+`get_embed_and_head` on the served model whatever its shape. An ordinary
+`*ForCausalLM`, or a multimodal model such as Qwen3-VL (`self.model =
+language_model_cls(...)`, `self.lm_head = ...`, its own `self.logits_processor(...)`),
+must write them itself; there is nothing to delegate to. Whether it can is decided
+by its decoder: one whose forward collects aux hidden states through
+`layers_to_capture` (as Qwen2Model and LlamaModel do) only needs the members that
+the same decoder family's own `*ForCausalLM` (its sibling) already writes.
+
+This module only describes; `owner_rules` turns it into findings, `owner_fix` into
+edits, `support` into the support matrix, so all three agree.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .exprs import expression_refs
+from .refs import Ref
+from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
+from .sources import SourceError, parse_source, read_source, split_lines
+
+CAPTURE_HOOK = "set_eagle3_layers_to_capture"
+OWNER_MEMBERS = (CAPTURE_HOOK, "get_embed_and_head")  # what an owner writes itself, in this order
+HEAD = "lm_head"
+LOGITS = "logits_processor"
+# Attributes that hold an owner's decoder. A later discovery by what a class holds
+# (not by the attribute's name) can widen this without touching the rest.
+DECODER_ATTRS = ("model",)
+LAYERS = "layers_to_capture"  # what the sibling's capture hook sets on the decoder
+_PARAMETER = re.compile(r"parameter '(\w+)'")
+@dataclass(frozen=True)
+class Decoder:
+    cls: ClassEntity
+    collects: bool | None  # None: eaglelint cannot tell
+    why: str  # how it collects, or why not, with file:line
+
+
+@dataclass(frozen=True)
+class Owner:
+    cls: ClassEntity  # the class that assigns the head and the decoder
+    attr: str  # the decoder attribute
+    line: int  # of the decoder assignment
+    decoders: tuple[Decoder, ...]
+    unresolved: tuple[str, ...]  # why some value of self.<attr> could not be resolved
+    parameter: str | None = None  # the decoder is this parameter's default: a subclass may pass another
+    head: bool = True  # assigns self.lm_head (else it ties the head to the embedding some other way)
+
+    @property
+    def collects(self) -> bool | None:
+        """True when every decoder it may hold collects aux hidden states."""
+        if self.unresolved or not self.decoders:
+            return None
+        states = {d.collects for d in self.decoders}
+        return False if False in states else None if None in states else True
+
+
+@dataclass(frozen=True)
+class Sibling:
+    cls: ClassEntity  # e.g. Qwen3ForCausalLM for a Qwen3Model decoder
+    attr: str  # its own decoder attribute
+    member: Member  # where it gets the member (itself or a base)
+
+
+def self_attrs(node: ast.AST) -> set[str]:
+    """`X` of every `self.X` read or written under node."""
+    return {n.attr for n in ast.walk(node)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
+
+
+def mentions_aux(node: ast.AST) -> bool:
+    return any((isinstance(n, ast.Name) and "aux" in n.id) or (isinstance(n, ast.Attribute) and "aux" in n.attr)
+               for n in ast.walk(node))
+
+
+def _collects(fn: ast.AST, own_setter: bool) -> bool:
+    """Collects aux hidden states the way EAGLE-3 drives them: reads `layers_to_capture`
+    (Qwen2Model, LlamaModel), or, where the decoder has its own `set_eagle3_layers_to_capture`
+    (Qwen2MoeModel marks the layers it is given), returns the aux states it gathered. A
+    decoder that only collects for DSpark (`dspark_layers_to_capture`) has no EAGLE-3 path."""
+    if not mentions_aux(fn):
+        return False
+    return any((isinstance(n, ast.Attribute) and n.attr == LAYERS)
+               or (own_setter and isinstance(n, ast.Return) and n.value is not None and mentions_aux(n.value))
+               for n in ast.walk(fn))
+
+
+def _calls_super_forward(fn: ast.AST) -> bool:
+    """`super().forward(...)` or `Base.forward(self, ...)`."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "forward":
+            target = n.func.value
+            if isinstance(target, ast.Call) and isinstance(target.func, ast.Name) and target.func.id == "super":
+                return True
+            if isinstance(target, ast.Name) and n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == "self":
+                return True
+    return False
+
+
+def _self_calls(fn: ast.AST) -> set[str]:
+    return {n.func.attr for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"}
+
+
+def _names(ref: Ref, name: str) -> bool:
+    return ref.name == name or any(_names(a, name) for a in ref.args)
+
+
+def _shift(tree: ast.AST, lines: int, columns: int) -> None:
+    """Positions of a method parsed from its own dedented lines, made those of the file."""
+    for node in ast.walk(tree):
+        if hasattr(node, "lineno") and hasattr(node, "col_offset"):
+            node.lineno += lines
+            node.end_lineno = (node.end_lineno or node.lineno) + lines
+            node.col_offset += columns
+            node.end_col_offset = (node.end_col_offset or 0) + columns
+
+
+class OwnerAnalysis:
+    """Owner shapes, decoders and siblings, read from summaries plus single methods.
+
+    A method's syntax tree is parsed from its own lines only (the summary says where
+    it is), with the file's positions: judging a decoder, or planning an owner's fix,
+    must not cost a second parse of a large module.
+    """
+
+    def __init__(self, resolver: Resolver):
+        self.resolver = resolver
+        self._lines: dict[str, list[str] | None] = {}
+        # (method tree, (lines, columns) still to add to its positions, or None once added)
+        self._nodes: dict[tuple[ClassEntity, str], tuple[ast.AST | None, tuple[int, int] | None]] = {}
+        self._decoders: dict[ClassEntity, Decoder] = {}
+
+    # -- single methods ----------------------------------------------------
+    def lines(self, path: str) -> list[str] | None:
+        if path not in self._lines:
+            try:
+                self._lines[path] = split_lines(read_source(Path(path)).text)
+            except SourceError:
+                self._lines[path] = None
+        return self._lines[path]
+
+    def method_node(self, cls: ClassEntity, name: str,
+                    positions: bool = False) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The syntax tree of `cls.name` as defined in cls itself, or None; with `positions`,
+        its line and column numbers are those of the file (what an edit needs)."""
+        key = (cls, name)
+        if key not in self._nodes:
+            self._nodes[key] = self._parse_method(cls, name)
+        node, offsets = self._nodes[key]
+        if positions and offsets is not None:
+            _shift(node, *offsets)
+            self._nodes[key] = (node, None)
+        return node
+
+    def _parse_method(self, cls: ClassEntity, name: str) -> tuple[ast.AST | None, tuple[int, int] | None]:
+        info = self.resolver.info(cls)
+        fn, lines = info.methods.get(name), self.lines(cls.path)
+        if fn is None or lines is None:
+            return None, None
+        end = min((m.line for m in info.methods.values() if m.line > fn.line), default=info.end_line + 1)
+        chunk = lines[fn.line - 1:end - 1]
+        while chunk and chunk[-1].lstrip().startswith(("@", "#", "\n", "\r")) or chunk and not chunk[-1].strip():
+            chunk.pop()  # the next method's decorators and the blank lines before them
+        offsets: tuple[int, int] | None = (fn.line - 1, len(chunk[0]) - len(chunk[0].lstrip(" \t")))
+        try:
+            tree = ast.parse(textwrap.dedent("".join(chunk)))
+        except (SyntaxError, ValueError, RecursionError):
+            try:  # e.g. a string literal less indented than the method: parse the file
+                tree = parse_source(read_source(Path(cls.path)))
+            except (SourceError, RecursionError):
+                return None, None
+            tree = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)
+                         and n.lineno == info.line), ast.Module(body=[], type_ignores=[]))
+            offsets = None  # the file's own positions already
+        node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and n.name == name), None)
+        return node, offsets
+
+    # -- shapes ------------------------------------------------------------
+    def owner(self, cls: ClassEntity) -> Owner | None:
+        """The owner shape of cls (assigned in cls or a base), or None if it has none: it must
+        assign the logits processor and a decoder attribute somewhere in its MRO."""
+        resolver = self.resolver
+        mro = resolver.mro(cls)
+        if not any(LOGITS in resolver.info(c).self_assigns for c in mro):
+            return None
+        head = any(HEAD in resolver.info(c).self_assigns for c in mro)
+        for c in mro:
+            info = resolver.info(c)
+            for attr in DECODER_ATTRS:
+                if attr in info.self_assigns:
+                    owner = self._owner(c, attr)
+                    return replace(owner, head=head) if owner else None
+        return None
+
+    def _owner(self, cls: ClassEntity, attr: str) -> Owner | None:
+        classes: list[ClassEntity] = []
+        reasons: list[str] = []
+        params: list[str] = []
+        assigns = self.resolver.info(cls).self_assigns[attr]
+        for assign in assigns:
+            for value in assign.values:
+                for ent in self._values(cls, value, assign.line, params):
+                    if isinstance(ent, InstanceEntity) and ent.cls not in classes:
+                        classes.append(ent.cls)
+                    elif isinstance(ent, Unknown):
+                        reasons.append(ent.reason)
+        if any(self.is_full_model(c) for c in classes):
+            return None  # holds a whole language model: a wrapper, not an owner
+        decoders = tuple(self.decoder(c) for c in classes)
+        return Owner(cls, attr, assigns[0].line, decoders, tuple(dict.fromkeys(reasons)),
+                     params[0] if params else None)
+
+    def _values(self, cls: ClassEntity, value: Ref, line: int, params: list[str]) -> list:
+        """What a value may denote; a parameter with a default (`language_model_cls=Qwen3LLMModel`)
+        stands for its default, the class the code uses unless a caller passes another."""
+        out = []
+        for ent in self.resolver.evaluate(value, cls.path, cls):
+            match = _PARAMETER.fullmatch(ent.reason) if isinstance(ent, Unknown) else None
+            default = self._default(cls, line, match.group(1)) if match else None
+            if default:
+                params.append(match.group(1))
+            out += self.resolver.evaluate(Ref("call", args=(default,)), cls.path, cls) if default else [ent]
+        return out
+
+    def _default(self, cls: ClassEntity, line: int, name: str) -> Ref | None:
+        methods = [m for m in self.resolver.info(cls).methods.values() if m.line <= line]
+        method = max(methods, key=lambda m: m.line, default=None)
+        param = next((p for p in method.params if p.name == name), None) if method else None
+        if param is None or param.default is None:
+            return None
+        try:
+            refs = expression_refs(ast.parse(param.default.strip(), mode="eval").body, None)
+        except SyntaxError:
+            return None
+        return refs[0] if len(refs) == 1 and refs[0].kind in ("name", "attr") else None
+
+    def is_full_model(self, cls: ClassEntity) -> bool:
+        """A language model with its own head (a `*ForCausalLM`), not a bare decoder. Bases are
+        read only for a class without a forward of its own (a decoder defines one)."""
+        info = self.resolver.info(cls)
+        if cls.qualname.endswith("ForCausalLM") or LOGITS in info.self_assigns:
+            return True
+        return "forward" not in info.methods and any(
+            LOGITS in self.resolver.info(c).self_assigns for c in self.resolver.mro(cls))
+
+    def decoder(self, cls: ClassEntity) -> Decoder:
+        if cls not in self._decoders:
+            own = self._decoder(cls, [cls])  # its own forward decides, unless it defers to a base's
+            needs_bases = own.collects is None or self._defers(cls)
+            self._decoders[cls] = self._decoder(cls, self.resolver.mro(cls)) if needs_bases else own
+        return self._decoders[cls]
+
+    def _defers(self, cls: ClassEntity) -> bool:
+        fn = self.method_node(cls, "forward")
+        return fn is not None and _calls_super_forward(fn)
+
+    def _decoder(self, cls: ClassEntity, mro: list[ClassEntity]) -> Decoder:
+        """Whether the forward that runs collects aux hidden states: the first forward in
+        the MRO, followed through `super().forward(...)`, with the helpers of its own class."""
+        for c in mro:
+            info = self.resolver.info(c)
+            if "forward" not in info.methods:
+                continue
+            fn = self.method_node(c, "forward")
+            where = f"{c.qualname}.forward ({Path(c.path).name}:{info.methods['forward'].line})"
+            if fn is None:
+                return Decoder(cls, None, f"{where} cannot be read")
+            helpers = [self.method_node(c, h) for h in _self_calls(fn) if h in info.methods and h != "forward"]
+            setter = CAPTURE_HOOK in info.methods
+            if _collects(fn, setter) or any(h is not None and _collects(h, setter) for h in helpers):
+                return Decoder(cls, True, f"{where} collects aux hidden states")
+            if _calls_super_forward(fn):
+                continue
+            return Decoder(cls, False, f"{where} does not collect aux hidden states for EAGLE-3 (never "
+                                       f"reads {LAYERS})")
+        return Decoder(cls, None, f"no forward of {cls.qualname} or its bases can be read")
+
+    def forward(self, cls: ClassEntity) -> tuple[ClassEntity, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        """The forward that runs for cls, with the class that defines it."""
+        for c in self.resolver.mro(cls):
+            if "forward" in self.resolver.info(c).methods:
+                node = self.method_node(c, "forward")
+                return (c, node) if node is not None else None
+        return None
+
+    def computes_logits(self, cls: ClassEntity) -> bool:
+        """Its own forward calls `self.logits_processor(...)`: it owns the head's use too."""
+        found = self.forward(cls)
+        return found is not None and any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == LOGITS
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == "self" for n in ast.walk(found[1]))
+
+    def sibling(self, owner: Owner, decoder: ClassEntity, member: str) -> Sibling | None:
+        """The class of the decoder's family that holds it (or a base of it) and has `member`:
+        searched in the module of each class of the decoder's MRO, nearest first,
+        `*ForCausalLM` classes first."""
+        resolver = self.resolver
+        for base in resolver.mro(decoder):
+            mod = resolver.module(base.path)
+            short = base.qualname.rsplit(".", 1)[-1]
+            for name in sorted(mod.classes, key=lambda n: not n.endswith("ForCausalLM")) if mod else ():
+                cand = ClassEntity(base.path, name)
+                for attr in DECODER_ATTRS:
+                    for assign in mod.classes[name].self_assigns.get(attr, []):
+                        if not any(_names(v, short) for v in assign.values) or cand == owner.cls \
+                                or owner.cls in resolver.mro(cand) or cand in resolver.mro(owner.cls):
+                            continue
+                        held = [e for v in assign.values for e in resolver.evaluate(v, cand.path, cand)]
+                        member_at = resolver.find_member(cand, member)
+                        if InstanceEntity(base) in held and member_at is not None and member_at.function:
+                            return Sibling(cand, attr, member_at)
+        return None

@@ -1,0 +1,158 @@
+"""The support matrix: for every registered model class and pack, can it serve as a target?
+
+Why from `check`'s own findings: "does model X support EAGLE-3 in release Y?" must get
+the answer `check` and `fix` act on. A class with a finding is a gap (a delegation
+eaglelint can write, an owner that can implement the members, or an unresolved class);
+a class without one either has every member, or the same analysis says why it cannot
+have them (its decoder does not collect aux hidden states, its language model lacks
+them too), or the row says what eaglelint could not tell.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .checker import (
+    DEFAULT_WRAPPER_ATTRS,
+    OPTIONAL_CODE,
+    SEVERITY_BY_CALLED_ON,
+    CheckOptions,
+    Finding,
+    check_files,
+    display_path,
+)
+from .discover import discover
+from .interfaces import Interface, InterfaceMethod, load_codes
+from .members import has_member, presence
+from .modules import Project
+from .owner_rules import CODE as OWNER_CODE
+from .owner_rules import NO_FIX_CODE as OWNER_NO_FIX_CODE
+from .owner_rules import chooses_decoder
+from .owners import OwnerAnalysis
+from .resolve import ClassEntity, Resolver
+from .roles import is_draft
+from .wrapper_check import wrapped_candidates
+
+SUPPORTED = "supported"
+FIXABLE = "fixable gap (delegation)"
+IMPLEMENTABLE = "implementable (owner)"
+NOT_SUPPORTED = "not supported"
+UNKNOWN = "unknown"
+STATUSES = (SUPPORTED, FIXABLE, IMPLEMENTABLE, NOT_SUPPORTED, UNKNOWN)
+DELEGATION_CODES = (SEVERITY_BY_CALLED_ON["target"], OPTIONAL_CODE)
+
+
+@dataclass(frozen=True)
+class Row:
+    path: str
+    entry: str  # the EntryClass entry
+    pack: str
+    status: str
+    detail: str
+
+
+def support_matrix(paths: list[Path], packs: list[Interface], project: Project | None = None) -> list[Row]:
+    """One row per registered class and SGLang pack, in file order."""
+    project = project or Project()
+    files = discover(paths).files
+    packs = [p for p in packs if p.engine == "sglang"]
+    findings = check_files(files, CheckOptions(tuple(packs)), project).findings
+    resolver = Resolver(project)
+    judge = _Judge(resolver, OwnerAnalysis(resolver), findings)
+    rows: list[Row] = []
+    seen: set[ClassEntity] = set()
+    for path in files:
+        mod = project.summary(path)
+        for name in mod.entry_classes if mod else ():
+            entries = [e for e in resolver.lookup(mod.path, name.split(".")[0]) if isinstance(e, ClassEntity)]
+            if not entries or "." in name:
+                rows += [Row(display_path(path), name, p.name, UNKNOWN, "the entry cannot be resolved") for p in packs]
+                continue
+            for entry in entries:
+                if entry not in seen:
+                    seen.add(entry)
+                    rows += [judge.row(entry, pack) for pack in packs]
+    return rows
+
+
+def _targets(pack: Interface) -> list[InterfaceMethod]:
+    """What the engine needs on a target model: the required target members (all target
+    members where the pack requires none)."""
+    targets = [m for m in pack.methods if m.called_on == "target"]
+    return [m for m in targets if m.required] or targets
+
+
+class _Judge:
+    def __init__(self, resolver: Resolver, analysis: OwnerAnalysis, findings: list[Finding]):
+        self.resolver, self.analysis = resolver, analysis
+        self.by_class: dict[tuple[str, str], list[Finding]] = {}
+        for f in findings:
+            self.by_class.setdefault((os.path.abspath(f.path), f.class_name), []).append(f)
+            for label in f.subclasses:  # a gap is reported once, at the base that has it
+                name, _, where = label.partition(" (")
+                path = os.path.join(os.path.dirname(os.path.abspath(f.path)), where[:-1]) if where else f.path
+                self.by_class.setdefault((os.path.abspath(path), name), []).append(f)
+
+    def row(self, entry: ClassEntity, pack: Interface) -> Row:
+        status, detail = self.verdict(entry, pack)
+        return Row(display_path(entry.path), entry.qualname, pack.name, status, detail)
+
+    def verdict(self, entry: ClassEntity, pack: Interface) -> tuple[str, str]:
+        if is_draft(entry):
+            return UNKNOWN, "a draft model: SGLang loads it only as the draft, target-side support does not apply"
+        names = load_codes()
+        members = [m.name for m in _targets(pack)]
+        found = [f for f in self.by_class.get((entry.path, entry.qualname), [])
+                 if f.interface in (None, pack.name) and (f.method is None or f.method in members)]
+        for f in found:
+            if names[f.code].name in ("unreadable-file", "unresolved-wrapped-class"):
+                return UNKNOWN, f.message
+        owner = [f for f in found if f.code in (OWNER_CODE, OWNER_NO_FIX_CODE)]
+        if owner:
+            how = "eaglelint fix writes" if owner[0].code == OWNER_CODE else "write by hand"
+            why = "" if owner[0].code == OWNER_CODE else f" ({owner[0].message.split('no automatic fix: ')[-1]})"
+            return IMPLEMENTABLE, f"{how} {', '.join(f.method for f in owner)}{why}"
+        gaps = [f for f in found if f.code in DELEGATION_CODES]
+        if gaps:
+            return FIXABLE, f"delegate {', '.join(f.method for f in gaps)} to self.{gaps[0].wrapper_attribute}"
+        aux = [f for f in found if names[f.code].name.startswith("aux-")]
+        missing = [m for m in members if not has_member(self.resolver, entry, m)]
+        if aux and not missing:
+            return NOT_SUPPORTED, f"has the members, but {aux[0].code}: {aux[0].message}"
+        if not missing:
+            return SUPPORTED, f"has {', '.join(members)}" if members else "the pack asks nothing of a target"
+        return self._without_finding(entry, missing)
+
+    def _without_finding(self, entry: ClassEntity, missing: list[str]) -> tuple[str, str]:
+        """A gap no rule reports: say why it cannot be filled, or what eaglelint cannot tell."""
+        resolver, lacks = self.resolver, ", ".join(missing)
+        owner = self.analysis.owner(entry)
+        if owner is not None and owner.cls != entry and chooses_decoder(resolver, entry, owner.cls, owner.parameter):
+            return UNKNOWN, f"lacks {lacks}; its own __init__ may pass {owner.cls.qualname} another decoder than " \
+                            f"the default of {owner.parameter} (a run-time choice eaglelint does not follow yet)"
+        if owner is not None:
+            if owner.collects is False:
+                bad = next(d for d in owner.decoders if d.collects is False)
+                return NOT_SUPPORTED, f"lacks {lacks}; its decoder {bad.cls.qualname}: {bad.why}"
+            if owner.collects is None:
+                why = "; ".join([*owner.unresolved, *(d.why for d in owner.decoders if d.collects is None)])
+                return UNKNOWN, f"lacks {lacks}; cannot tell whether self.{owner.attr} collects aux hidden " \
+                                f"states: {why or 'no class resolved'}"
+            why = "it has no self.lm_head" if not owner.head else "its forward makes no logits call of its own" \
+                if not self.analysis.computes_logits(entry) else "no rule writes this pack's members on owners"
+            return IMPLEMENTABLE, f"lacks {lacks}; its decoder {owner.decoders[0].cls.qualname} collects aux " \
+                                  f"hidden states; write them by hand ({why})"
+        for attr in DEFAULT_WRAPPER_ATTRS:
+            if not any(attr in resolver.info(c).self_assigns for c in resolver.mro(entry)):
+                continue
+            if all(presence(resolver, entry, m, attr) is True for m in missing):
+                return SUPPORTED, f"its __getattr__ forwards {lacks} to self.{attr}"
+            holder = next(c for c in resolver.mro(entry) if attr in resolver.info(c).self_assigns)
+            classes, reasons = wrapped_candidates(resolver, holder, attr)
+            if classes:
+                held = ", ".join(c.qualname for c in classes)
+                return NOT_SUPPORTED, f"lacks {lacks}, and so does its {attr} ({held})"
+            return UNKNOWN, f"lacks {lacks}; its {attr} cannot be resolved: {'; '.join(reasons) or 'no value'}"
+        return UNKNOWN, f"lacks {lacks}; holds no decoder (self.model) or language model eaglelint recognises"

@@ -1,0 +1,85 @@
+"""`eaglelint support`: the support matrix as a rich table, Markdown or JSON.
+
+Kept apart from support.py so that the matrix stays plain data (tests, JSON) and
+the command only renders it; cli.py registers the command.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .cli_options import target_paths
+from .config import split_flag
+from .interfaces import RulesError, select_interfaces
+from .support import STATUSES, Row, support_matrix
+
+STYLE = dict(zip(STATUSES, ("green", "yellow", "cyan", "red", "dim"), strict=True))
+COLUMNS = ("file", "class", "pack", "status", "detail")
+
+
+def _cells(row: Row) -> tuple[str, ...]:
+    return (row.path, row.entry, row.pack, row.status, row.detail)
+
+
+def write_markdown(rows: list[Row], out) -> None:
+    out.write("| " + " | ".join(COLUMNS) + " |\n| " + " | ".join("---" for _ in COLUMNS) + " |\n")
+    for row in rows:
+        cells = [c.replace("|", "\\|").replace("\n", " ") for c in _cells(row)]
+        cells[0], cells[1] = f"`{cells[0]}`", f"`{cells[1]}`"
+        out.write("| " + " | ".join(cells) + " |\n")
+
+
+def write_table(rows: list[Row]) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(*COLUMNS, show_lines=False)
+    for row in rows:
+        cells = [escape(c) for c in _cells(row)]
+        cells[3] = f"[{STYLE[row.status]}]{cells[3]}[/]"
+        table.add_row(*cells)
+    console = Console(width=None if sys.stdout.isatty() else 240)  # piped: wide, not wrapped at 80
+    console.print(table)
+    counts = {s: sum(r.status == s for r in rows) for s in STATUSES}
+    console.print(", ".join(f"{n} {s}" for s, n in counts.items() if n))
+
+
+@click.command("support")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--interface", multiple=True, metavar="PACK[,PACK]",
+              help="Packs to judge (default: the default packs, EAGLE-3; `all` for every SGLang pack).")
+@click.option("--output-format", type=click.Choice(["table", "markdown", "json"]), default="table",
+              show_default=True)
+def support_cmd(paths, interface, output_format):
+    """For every registered model class (each EntryClass entry) and pack: supported,
+    fixable gap (delegation), implementable (owner), not supported, or unknown (why).
+
+    \b
+    Examples:
+      eaglelint support python/sglang/srt/models
+      eaglelint support --interface eagle3,dflash --output-format markdown > SUPPORT.md
+    """
+    try:
+        packs = [p for p in select_interfaces(list(split_flag(interface) or ()) or None) if p.engine == "sglang"]
+    except RulesError as exc:
+        raise click.UsageError(str(exc)) from None
+    if not packs:
+        raise click.UsageError("`support` judges SGLang model classes; select at least one SGLang pack")
+    paths = tuple(target_paths(paths, installed=True))  # it only reads: the installed package will do
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise click.UsageError(f"no such file or folder: {', '.join(missing)}")
+    rows = support_matrix(list(paths), packs)
+    if output_format == "json":
+        json.dump([{"path": r.path, "class": r.entry, "pack": r.pack, "status": r.status, "detail": r.detail}
+                   for r in rows], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif output_format == "markdown":
+        write_markdown(rows, sys.stdout)
+    else:
+        write_table(rows)

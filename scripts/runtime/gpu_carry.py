@@ -131,17 +131,24 @@ def _git_files(repo: Path, *args: str) -> list[str]:
 
 
 def travel_bytes(repo: Path = REPO, carry: tuple[str, ...] = (CARRY,)) -> dict[str, int]:
-    """Bytes a device call sends: tracked files, untracked files git does not ignore, shared/, carried paths."""
-    def size(paths) -> int:
-        return sum(os.lstat(p).st_size for p in paths if os.path.lexists(p) and not os.path.isdir(p))
+    """Bytes a device call sends: tracked files, untracked files git does not ignore, shared/, carried paths.
 
-    def walk(root: Path) -> list[Path]:
-        return [root] if not root.is_dir() else [p for p in root.rglob("*")]
+    Each file counts once (shared/ is often untracked too); a link counts as a link, as it travels.
+    """
+    def walk(rel: str) -> set[str]:
+        root = repo / rel
+        if root.is_dir() and not root.is_symlink():
+            return {str(p.relative_to(repo)) for p in root.rglob("*") if p.is_symlink() or not p.is_dir()}
+        return {rel} if os.path.lexists(root) else set()
 
-    out = {"tracked": size(repo / p for p in _git_files(repo)),
-           "untracked": size(repo / p for p in _git_files(repo, "--others", "--exclude-standard")),
-           "shared": size(walk(repo / "shared")) if (repo / "shared").exists() else 0}
-    out |= {f"carry:{c}": size(walk(repo / c)) for c in carry}
+    parts = {"tracked": set(_git_files(repo)), "untracked": set(_git_files(repo, "--others", "--exclude-standard")),
+             "shared": walk("shared")} | {f"carry:{c}": walk(c) for c in carry}
+    seen: set[str] = set()
+    out = {}
+    for name, paths in parts.items():
+        fresh = {p for p in paths - seen if os.path.lexists(repo / p)}  # a deleted tracked file does not travel
+        out[name] = sum(os.lstat(repo / p).st_size for p in fresh)
+        seen |= fresh
     out["total"] = sum(out.values())
     return out
 

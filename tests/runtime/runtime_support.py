@@ -17,6 +17,7 @@ import pytest
 RUNTIME_SCRIPTS = Path(__file__).resolve().parents[2] / "scripts" / "runtime"
 sys.path.insert(0, str(RUNTIME_SCRIPTS))
 
+import gpu_carry  # noqa: E402
 import gpu_eagle3_kimi_k25 as gpu_script  # noqa: E402
 import gpu_verdict  # noqa: E402
 import trim_kernel_wheel  # noqa: E402
@@ -24,7 +25,7 @@ from draft_probe import eaglelint_draft_probe as draft_probe  # noqa: E402
 from prepare_tree import EAGLE3, KIMI, copy_package, installed_package, run_fix, strip_methods  # noqa: E402
 from runtime_venv import RuntimeVenvError, ensure_venv  # noqa: E402
 
-__all__ = ["EAGLE3", "KIMI", "RUNTIME_SCRIPTS", "copy_package", "draft_probe", "gpu_script", "gpu_verdict",
+__all__ = ["EAGLE3", "KIMI", "RUNTIME_SCRIPTS", "copy_package", "draft_probe", "gpu_carry", "gpu_script", "gpu_verdict",
            "installed_package", "run_fix", "run_imports", "run_probe", "strip_methods", "trim_kernel_wheel",
            "venv_python", "write_checkpoints"]
 

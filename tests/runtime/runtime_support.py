@@ -25,9 +25,9 @@ from draft_probe import eaglelint_draft_probe as draft_probe  # noqa: E402
 from prepare_tree import EAGLE3, KIMI, copy_package, installed_package, run_fix, strip_methods  # noqa: E402
 from runtime_venv import RuntimeVenvError, ensure_venv  # noqa: E402
 
-__all__ = ["EAGLE3", "KIMI", "RUNTIME_SCRIPTS", "copy_package", "draft_probe", "gpu_carry", "gpu_script", "gpu_verdict",
-           "installed_package", "run_fix", "run_imports", "run_probe", "strip_methods", "trim_kernel_wheel",
-           "venv_python", "write_checkpoints"]
+__all__ = ["EAGLE3", "KIMI", "RUNTIME_SCRIPTS", "assert_sglang_set_up_capture", "copy_package", "draft_probe",
+           "gpu_carry", "gpu_script", "gpu_verdict", "installed_package", "run_fix", "run_imports", "run_probe",
+           "strip_methods", "trim_kernel_wheel", "venv_python", "write_checkpoints"]
 
 PROBE = Path(__file__).resolve().parent / "probe_kimi_k25.py"
 IMPORTS = Path(__file__).resolve().parent / "probe_imports.py"
@@ -65,11 +65,22 @@ def run_child(python: Path, script: Path, args: list[str], out: Path, tree: Path
 
 
 def run_probe(python: Path, tree: Path, checkpoints: tuple[Path, Path], unfixed: Path, out: Path,
-              forward: bool = False) -> dict:
-    """The probe's report on the tiny Kimi-K2.5 built from `tree`."""
+              forward: bool = False, eagle3: bool = False) -> dict:
+    """The probe's report on the tiny Kimi-K2.5 built from `tree` (with `eagle3`, started as an EAGLE-3 engine)."""
     args = ["--target", str(checkpoints[0]), "--draft", str(checkpoints[1]), "--unfixed", str(unfixed),
-            "--out", str(out)] + (["--forward"] if forward else [])
+            "--out", str(out)] + (["--forward"] if forward else []) + (["--eagle3-server-args"] if eagle3 else [])
     return run_child(python, PROBE, args, out, tree)
+
+
+def assert_sglang_set_up_capture(report: dict, layer_ids: list[int], captured: list[int]) -> None:
+    """SGLang's own start-up called set_eagle3_layers_to_capture(layer_ids) and the language model now captures."""
+    calls = [c for c in report["sglang_setup"]["calls"] if c["method"] == EAGLE3[0]]
+    assert calls, f"SGLang's start-up never called {EAGLE3[0]} (calls seen: {report['sglang_setup']['calls']})"
+    state = report["sglang_setup"]["capture"]
+    assert state == {"capture_aux_hidden_states": True, "layers_to_capture": captured}, (
+        f"SGLang called {EAGLE3[0]}({calls[0]['args'][0]}) from {calls[0]['caller']}, and the language model "
+        f"does not capture layers {captured}: {state} (a {EAGLE3[0]} that does nothing?)")
+    assert calls[0]["args"] == [layer_ids], calls
 
 
 def run_imports(python: Path, tree: Path | None, out: Path) -> dict:

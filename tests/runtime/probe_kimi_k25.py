@@ -87,19 +87,44 @@ def start_runner(args):
     return runner
 
 
-def start_worker_0_5_17(args):
-    """0.5.17's scheduler order: publish, MoE config, TpModelWorker (gloo, groups, ModelRunner, weights), then
-    KV pools, attention backends (configure_aux_hidden_state_capture first) and CUDA graphs (none here)."""
+def start_worker_0_5_17(args, draft: bool = False):
+    """0.5.17's scheduler order: publish, MoE config, TpModelWorker (gloo, groups, ModelRunner, weights), with
+    `draft` the EAGLE-3 draft worker (its runner, weights, then lm head and embedding from the target), then KV
+    pools, attention backends (configure_aux_hidden_state_capture first) and CUDA graphs (none here)."""
     from sglang.srt.distributed.parallel_state_wrapper import ParallelState
     from sglang.srt.layers.moe import initialize_moe_config
     from sglang.srt.managers.tp_worker import TpModelWorker
-    from sglang.srt.runtime_context import publish
+    from sglang.srt.runtime_context import get_context, publish
 
     publish(args, role="scheduler")
     initialize_moe_config(args)
     worker = TpModelWorker(server_args=args, gpu_id=0, ps=ParallelState.trivial(), nccl_port=args.nccl_port)
+    worker.draft_worker = None
+    if draft:  # as Scheduler.maybe_init_draft_worker
+        from sglang.srt.speculative.draft_worker_common import draft_server_args_copy
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+        draft_args = draft_server_args_copy(server_args=args, target_model_config=worker.model_runner.model_config)
+        draft_cls = SpeculativeAlgorithm.from_string(args.speculative_algorithm).create_worker(draft_args)
+        with get_context().preserve_config():
+            get_context().set_server_args(draft_args)
+            worker.draft_worker = draft_cls(server_args=draft_args, gpu_id=0, ps=worker.ps,
+                                            nccl_port=args.nccl_port, target_worker=worker)
     worker.alloc_memory_pool()
+    worker.draft_pool_error = None
+    if worker.draft_worker is not None:
+        pool, allocator = worker.get_memory_pool()
+        try:
+            worker.draft_worker.alloc_memory_pool(memory_pool_config=worker.model_runner.memory_pool_config,
+                                                  req_to_token_pool=pool, token_to_kv_pool_allocator=allocator)
+        except standins.KernelUnavailable as exc:  # the draft's MHA pool warms up with a kernel: README says which
+            worker.draft_pool_error = str(exc)
+            # the rest of EagleDraftWorker.alloc_memory_pool, in its order: SGLang's own head/embedding set-up
+            worker.draft_worker.draft_worker.init_token_map()
+            worker.draft_worker.draft_worker.init_lm_head()
     worker.init_attention_backends()
+    if worker.draft_worker is not None and worker.draft_pool_error is None:
+        worker.draft_worker.init_attention_backends()
     with torch.no_grad():
         worker.init_cuda_graphs()
     return worker
@@ -108,7 +133,7 @@ def start_worker_0_5_17(args):
 def record_calls(cls, names, log: list) -> None:
     """Wrap cls.<name> for each name it has, to log each call with its arguments and the SGLang function calling it."""
     for name in names:
-        original = cls.__dict__.get(name)
+        original = getattr(cls, name, None)  # inherited ones too (the EAGLE-3 draft's set_embed is LlamaForCausalLM's)
         if original is None:
             continue
 
@@ -193,6 +218,8 @@ def main() -> None:
     parser.add_argument("--forward", action="store_true")
     parser.add_argument("--eagle3-server-args", action="store_true",
                         help="start as an EAGLE-3 engine: SGLang's own start-up calls set_eagle3_layers_to_capture")
+    parser.add_argument("--draft-worker", action="store_true",
+                        help="(0.5.17) also build the EAGLE-3 draft worker, as the scheduler does")
     opts = parser.parse_args()
 
     import sglang
@@ -201,9 +228,22 @@ def main() -> None:
     args = server_args(opts.target, opts.draft if opts.eagle3_server_args else None)
     calls: list = []
     record_calls(kimi_k25.KimiK25ForConditionalGeneration, EAGLE3, calls)
-    runner = start_runner(args)
+    if opts.draft_worker:  # 0.5.17 only
+        from sglang.srt.models import llama_eagle3
+
+        record_calls(llama_eagle3.LlamaForCausalLMEagle3, ("set_embed", "set_embed_and_head"), calls)
+        worker = start_worker_0_5_17(args, draft=True)
+        runner = worker.model_runner
+    else:
+        runner = start_runner(args)
     model = runner.model
     sglang_setup = {"calls": list(calls), "capture": capture_state(model)}
+    if opts.draft_worker:
+        draft_model = worker.draft_worker.draft_worker.draft_runner.model
+        sglang_setup["draft_worker"] = {
+            "class": type(worker.draft_worker).__name__, "pool_error": worker.draft_pool_error,
+            "embed_is_targets": draft_model.model.embed_tokens.weight is model.language_model.model.embed_tokens.weight,
+            "head_is_targets": draft_model.lm_head.weight is model.language_model.lm_head.weight}
     report = {"sglang": sglang.__version__, "sglang_file": sglang.__file__, "torch": torch.__version__,
               "cuda": torch.cuda.is_available(), "env_cpu_engine": os.environ.get("SGLANG_USE_CPU_ENGINE"),
               "fixed_class": f"{type(model).__module__}.{type(model).__qualname__}",

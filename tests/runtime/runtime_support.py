@@ -65,10 +65,12 @@ def run_child(python: Path, script: Path, args: list[str], out: Path, tree: Path
 
 
 def run_probe(python: Path, tree: Path, checkpoints: tuple[Path, Path], unfixed: Path, out: Path,
-              forward: bool = False, eagle3: bool = False) -> dict:
-    """The probe's report on the tiny Kimi-K2.5 built from `tree` (with `eagle3`, started as an EAGLE-3 engine)."""
+              forward: bool = False, eagle3: bool = False, draft_worker: bool = False) -> dict:
+    """The probe's report on the tiny Kimi-K2.5 built from `tree` (with `eagle3`, started as an EAGLE-3 engine;
+    with `draft_worker`, 0.5.17 only, with its EAGLE-3 draft worker too)."""
+    flags = {"--forward": forward, "--eagle3-server-args": eagle3, "--draft-worker": draft_worker}
     args = ["--target", str(checkpoints[0]), "--draft", str(checkpoints[1]), "--unfixed", str(unfixed),
-            "--out", str(out)] + (["--forward"] if forward else []) + (["--eagle3-server-args"] if eagle3 else [])
+            "--out", str(out), *(flag for flag, on in flags.items() if on)]
     return run_child(python, PROBE, args, out, tree)
 
 

@@ -46,7 +46,11 @@ def probe(prepared: dict, tree: str) -> dict:
     unfixed = Path(prepared["unfixed_tree"]) / "sglang" / KIMI[0]
     out = Path(prepared[f"{tree}_tree"]).parent / f"report-{tree}.json"
     return run_probe(venv_python("0.5.17"), Path(prepared[f"{tree}_tree"]), checkpoints, unfixed, out,
-                     forward=True, eagle3=True)
+                     forward=True, eagle3=True, draft_worker=True)
+
+
+def calls(report: dict, method: str) -> list[dict]:
+    return [c for c in report["sglang_setup"]["calls"] if c["method"] == method]
 
 
 @pytest.fixture(scope="module")
@@ -73,11 +77,23 @@ def test_0_5_17_builds_the_gpu_runs_checkpoints_through_its_own_loader_on_cpu(fi
 
 def test_0_5_17_start_up_calls_set_eagle3_layers_to_capture_and_capture_turns_on(fixed):
     assert_sglang_set_up_capture(fixed, gpu_verdict.AUX_LAYER_IDS, CAPTURED)
-    assert fixed["sglang_setup"]["calls"][0]["caller"] == SETUP_CALLER
+    assert [c["caller"] for c in calls(fixed, EAGLE3[0])] == [SETUP_CALLER]
+
+
+def test_0_5_17_eagle_worker_takes_the_drafts_embedding_from_the_target_through_its_own_init_lm_head(fixed):
+    draft = fixed["sglang_setup"]["draft_worker"]
+    assert draft["class"] == "EAGLEWorkerV2"
+    init_lm_head = "srt/speculative/eagle_worker_v2.py:init_lm_head"
+    assert [c["caller"] for c in calls(fixed, "get_embed_and_head")] == [init_lm_head]
+    assert [c["caller"] for c in calls(fixed, "set_embed")] == [init_lm_head]
+    # the draft now reads the target's own embedding tensor; an EAGLE-3 draft keeps its lm_head
+    assert draft["embed_is_targets"] is True and draft["head_is_targets"] is False
+    # what stops the draft worker on CPU (README): its MHA KV pool warms up with sgl_kernel's CPU kernel
+    assert "copy_all_layer_kv_cache_cpu" in draft["pool_error"]
 
 
 def test_a_no_op_set_eagle3_layers_to_capture_fails_with_an_assertion_that_says_so(broken):
-    assert broken["sglang_setup"]["calls"][0]["caller"] == SETUP_CALLER
+    assert [c["caller"] for c in calls(broken, EAGLE3[0])] == [SETUP_CALLER]
     with pytest.raises(AssertionError, match=r"does not capture layers \[2, 3, 4\].*does nothing"):
         assert_sglang_set_up_capture(broken, gpu_verdict.AUX_LAYER_IDS, CAPTURED)
     assert "forward" not in broken  # nothing to compare: the probe says so instead of failing on an empty list

@@ -8,8 +8,9 @@ script imports it unchanged.
 The proof holds when
 - the unfixed engine dies with SGLang's missing-method AttributeError;
 - the fixed engine generates every token with speculative verify steps, and its
-  draft's extend steps receive hidden states 3 x hidden wide (the aux states of
-  the three captured layers, concatenated), as the draft-input markers show;
+  draft receives hidden states 3 x hidden wide (the aux states of the three
+  captured layers, concatenated) in its extend steps, as the draft-input
+  markers show;
 - the broken-fix engine (a no-op set_eagle3_layers_to_capture) fails that same
   capture check, whether it decodes or not: a check that passes it proves nothing.
 """
@@ -28,7 +29,8 @@ MAX_NEW_TOKENS = 24
 TARGET_HIDDEN = 64
 AUX_LAYER_IDS = [1, 2, 3]
 AUX_WIDTH = len(AUX_LAYER_IDS) * TARGET_HIDDEN
-NOT_FED_BY_TARGET = ("DECODE", "IDLE")  # draft multi-step decode reads the draft's own previous hidden state
+# Draft steps that read what the target handed over (the draft's multi-step DECODE reads its own output).
+FED_BY_TARGET = ("EXTEND", "DRAFT_EXTEND", "DRAFT_EXTEND_V2")
 
 
 def read_engine_log(text: str) -> dict:
@@ -45,19 +47,24 @@ def read_engine_log(text: str) -> dict:
 
 
 def capture_problems(draft_inputs: list[dict], width: int = AUX_WIDTH) -> list[str]:
-    """Why the draft-input markers do not show the captured aux states reaching the draft; empty when they do."""
+    """Why the draft-input markers do not show the captured aux states reaching the draft; empty when they do.
+
+    Without capture nothing the draft reads can be `width` wide (the target's final hidden state and
+    the draft's own are both one hidden wide), so one such forward is the evidence; the extend steps,
+    which read what the target handed over, must then all be that wide.
+    """
     if not draft_inputs:
         return ["no draft-input marker: the EAGLE-3 draft's forward was never seen (probe not loaded, or no "
                 "draft step)"]
-    fed = [m for m in draft_inputs if m.get("mode") not in NOT_FED_BY_TARGET]
-    if not fed:
-        return ["no draft extend step among the draft-input markers, so no hidden states from the target were seen"]
-    widths = sorted({m.get("width") for m in fed}, key=str)
-    if widths != [width]:
-        return [f"the draft's extend steps received hidden states of width {widths}, not {width} "
-                f"({len(AUX_LAYER_IDS)} captured layers x {TARGET_HIDDEN}): the target's aux hidden states "
-                "did not reach the draft"]
-    if any(m.get("fc_in") != width for m in fed):
+    seen = sorted({m.get("width") for m in draft_inputs}, key=str)
+    if width not in seen:
+        return [f"no draft forward received hidden states {width} wide ({len(AUX_LAYER_IDS)} captured layers x "
+                f"{TARGET_HIDDEN}), only widths {seen}: the target's aux hidden states did not reach the draft"]
+    wrong = sorted({(m.get("mode"), m.get("width")) for m in draft_inputs
+                    if m.get("mode") in FED_BY_TARGET and m.get("width") != width}, key=str)
+    if wrong:
+        return [f"draft extend steps received hidden states of another width than {width}: {wrong}"]
+    if any(m.get("fc_in") != width for m in draft_inputs):
         return [f"the draft's fc does not take {width} inputs: the draft checkpoint is not the one written"]
     return []
 

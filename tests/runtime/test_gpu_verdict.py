@@ -72,20 +72,24 @@ def test_verdict_passes_with_the_failure_the_capture_and_a_broken_fix_that_is_ca
 def test_capture_check_calls_the_final_hidden_state_a_failure():
     # a no-op set_eagle3_layers_to_capture: the draft gets the target's 64-wide final hidden state
     problems = capture_problems(decoded(HIDDEN)["draft_inputs"])
-    assert len(problems) == 1 and "width [64], not 192" in problems[0]
+    assert problems == ["no draft forward received hidden states 192 wide (3 captured layers x 64), only widths [64]: "
+                        "the target's aux hidden states did not reach the draft"]
     assert capture_problems(decoded(AUX_WIDTH)["draft_inputs"]) == []
 
 
 @pytest.mark.parametrize(("fixed", "broken", "expected"), [
-    (decoded(HIDDEN), decoded(HIDDEN), "fixed: the draft's extend steps received hidden states of width [64]"),
+    (decoded(HIDDEN), decoded(HIDDEN), "fixed: no draft forward received hidden states 192 wide"),
+    ({**decoded(AUX_WIDTH), "draft_inputs": decoded(AUX_WIDTH)["draft_inputs"] + decoded(HIDDEN)["draft_inputs"]},
+     decoded(HIDDEN), "fixed: draft extend steps received hidden states of another width than 192: "
+                      "[('DRAFT_EXTEND', 64), ('EXTEND', 64)]"),
     ({**decoded(AUX_WIDTH), "draft_inputs": []}, decoded(HIDDEN), "fixed: no draft-input marker"),
     (decoded(AUX_WIDTH), decoded(AUX_WIDTH), "broken: the no-op set_eagle3_layers_to_capture passed"),
     (decoded(AUX_WIDTH), {"skipped": "no time left (12 s)"}, "broken: the no-op fix was not run"),
     (decoded(AUX_WIDTH, tokens=5), decoded(HIDDEN), f"fixed: did not generate {MAX_NEW_TOKENS} tokens"),
     (decoded(AUX_WIDTH, verify=0), decoded(HIDDEN), "fixed: reported no speculative verify steps"),
     ({**decoded(AUX_WIDTH), "timed_out": True, "timeout_s": 240}, decoded(HIDDEN), "fixed: timed out after 240 s"),
-    ({"draft_inputs": [json.loads(mark("DECODE", HIDDEN)[len(probe.MARK):])]}, decoded(HIDDEN),
-     "fixed: no draft extend step"),
+    ({**decoded(AUX_WIDTH), "draft_inputs": [json.loads(mark("EXTEND", AUX_WIDTH, fc_in=HIDDEN)[len(probe.MARK):])]},
+     decoded(HIDDEN), "fixed: the draft's fc does not take 192 inputs"),
 ])
 def test_verdict_names_each_way_the_proof_can_fail(fixed, broken, expected):
     problems = verdict({"unfixed": UNFIXED, "fixed": fixed, "broken": broken})

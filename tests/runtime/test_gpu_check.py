@@ -146,7 +146,9 @@ def test_the_carry_for_one_gpu_call_fits_64_mib_with_the_tree_and_unpacks_what_t
     done = subprocess.run([sys.executable, str(RUNTIME_SCRIPTS / "gpu_carry.py"), "unpack", str(carry),
                            str(tmp_path / "site")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "site" / "sglang" / "version.py").read_text().count("0.5.17") == 1
+    metadata = (tmp_path / "site" / "sglang-0.5.17.dist-info" / "METADATA").read_text()
+    assert "\nVersion: 0.5.17\n" in metadata
+    assert (tmp_path / "site" / "sgl_kernel" / "sm90" / "common_ops.abi3.so").is_file()
 
 
 def test_unpack_refuses_a_carry_built_from_another_pin_list(tmp_path):

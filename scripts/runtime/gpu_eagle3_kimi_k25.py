@@ -79,6 +79,15 @@ def prepare(work: Path, eaglelint_python: str) -> dict:
             "fix_exit": done.returncode, "fix_output": (done.stdout + done.stderr)[-2000:]}
 
 
+def _end_session(pid: int, exit_code: int | None = None) -> None:
+    """Kill the engine's whole session; with `exit_code`, exit too (a SIGTERM from the shell's timeout: the
+    session, started with setsid, would otherwise outlive this process and the device call)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+    if exit_code is not None:
+        sys.exit(exit_code)
+
+
 def launch(tree: Path, target: str, draft: str, timeout: float, log: Path) -> dict:
     """Run the engine in a child session with `tree` and the probe first on sys.path; what its log shows."""
     path = [str(tree), str(PROBE_PATH), os.environ.get("PYTHONPATH", "")]
@@ -87,14 +96,15 @@ def launch(tree: Path, target: str, draft: str, timeout: float, log: Path) -> di
     start = time.monotonic()
     with open(log, "w") as fh:
         child = subprocess.Popen(cmd, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+        previous = signal.signal(signal.SIGTERM, lambda *_: _end_session(child.pid, exit_code=143))
         try:
             code, timed_out = child.wait(timeout=timeout), False
         except subprocess.TimeoutExpired:
             code, timed_out = None, True
         finally:  # SGLang's scheduler and detokenizer are grandchildren: end the whole session
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(child.pid, signal.SIGKILL)
+            _end_session(child.pid)
             child.wait()
+            signal.signal(signal.SIGTERM, previous)
     text = log.read_text(errors="replace")
     return {"exit": code, "timed_out": timed_out, "timeout_s": round(timeout), "seconds":
             round(time.monotonic() - start, 1), "log": log.name, **read_engine_log(text), "log_tail": text[-3000:]}

@@ -89,6 +89,26 @@ def test_launch_ends_a_hung_engine_and_its_spawned_scheduler_at_the_timeout(tmp_
     assert "engine: sglang stand-in from " + str(tmp_path / "tree") in run["log_tail"]
 
 
+def test_a_sigterm_to_the_launcher_ends_the_engines_session_too(tmp_path):
+    """What the shell's `timeout` in gpu_check.sh sends: the engine runs in a session of its own (setsid),
+    which a device call would leave running, so the launcher must end it before it exits."""
+    code = (f"import sys; sys.path.insert(0, {str(RUNTIME_SCRIPTS)!r}); import gpu_eagle3_kimi_k25 as g; "
+            f"from pathlib import Path; g.launch(Path({str(fake_tree(tmp_path / 'tree'))!r}), 't', 'd', 120, "
+            f"Path({str(tmp_path / 'engine.log')!r}))")
+    env = dict(os.environ, FAKE_MODE="hang", FAKE_PID_FILE=str(tmp_path / "scheduler.pid"))
+    launcher = subprocess.Popen([sys.executable, "-c", code], env=env)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "scheduler.pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    scheduler = int((tmp_path / "scheduler.pid").read_text())
+    launcher.terminate()
+    assert launcher.wait(timeout=30) == 143
+    deadline = time.monotonic() + 10
+    while alive(scheduler) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not alive(scheduler), "the engine's session outlived the launcher"
+
+
 def test_launch_reads_the_result_and_the_spawned_processs_markers(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_MODE", "decode")
     monkeypatch.setenv("FAKE_PID_FILE", str(tmp_path / "scheduler.pid"))

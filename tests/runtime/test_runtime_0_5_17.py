@@ -72,6 +72,9 @@ def test_0_5_17_builds_the_gpu_runs_checkpoints_through_its_own_loader_on_cpu(fi
     assert fixed["unloaded_params"] == {"target": [], "draft": ["model.embed_tokens.weight"]}
     assert fixed["draft_class"] == "LlamaForCausalLMEagle3"
     assert all(e and e.startswith("AttributeError") for e in fixed["unfixed_methods"].values())
+    # the GPU verdict's pattern reads 0.5.17's own message for each missing method
+    assert {name: gpu_verdict.MISSING.findall(e) for name, e in fixed["unfixed_methods"].items()} == {
+        name: [name] for name in EAGLE3}
     assert fixed["fixed_methods"] == dict.fromkeys(EAGLE3)
 
 

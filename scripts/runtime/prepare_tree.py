@@ -57,3 +57,25 @@ def run_fix(path: Path, python: str | Path = sys.executable,
     """`eaglelint fix --write path` with the eaglelint that `python` imports."""
     return subprocess.run([str(python), "-m", "eaglelint", "fix", "--write", str(path)],
                           capture_output=True, text=True, env=env)
+
+
+def noop_method(path: Path, class_name: str, name: str) -> None:
+    """Replace the body of `class_name.name` in `path` with `return None`: a fix that is there but does nothing.
+
+    Why: the GPU run and the CPU tier must be able to fail. A no-op
+    set_eagle3_layers_to_capture leaves the target's aux capture off, and the
+    engine still decodes (the draft then reads the final hidden state), so only
+    a check on what reaches the draft tells the two apart.
+    """
+    text = path.read_text()
+    lines = text.splitlines(keepends=True)
+    cls = next((n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
+    method = next((n for n in (cls.body if cls else []) if isinstance(n, ast.FunctionDef) and n.name == name), None)
+    if method is None:
+        raise ValueError(f"{path}: no method {class_name}.{name}")
+    first, last = method.body[0], method.body[-1]
+    if first.lineno == method.lineno:
+        raise ValueError(f"{path}: {class_name}.{name} is written on one line")
+    indent = " " * first.col_offset
+    lines[first.lineno - 1:last.end_lineno] = [f"{indent}return None  # broken on purpose: does nothing\n"]
+    path.write_text("".join(lines))

@@ -67,11 +67,14 @@ def decode_with_aux(runner, capture_layer: int) -> dict:
         req.fill_ids = req.origin_input_ids
         req.set_extend_input_len(len(req.fill_ids) - len(req.prefix_indices))
         page_size = runner.server_args.page_size
-    else:  # as 0.5.23's benchmark/one_batch.py; the page size is resolved into the published config
+    else:  # as 0.5.17's and 0.5.23's benchmark/one_batch.py; the page size is resolved into the published config
         from sglang.srt.runtime_context import get_schedule
 
         req.full_untruncated_fill_ids = req.origin_input_ids
-        req.extend_end = len(req.origin_input_ids)
+        if hasattr(req, "set_extend_range"):  # 0.5.17
+            req.set_extend_range(len(req.prefix_indices), len(req.origin_input_ids))
+        else:
+            req.extend_end = len(req.origin_input_ids)
         page_size = get_schedule().page_size
     cache = _NoPrefixCache(page_size=page_size, device=runner.device,
                            token_to_kv_pool_allocator=runner.token_to_kv_pool_allocator)
@@ -98,7 +101,7 @@ def decode_with_aux(runner, capture_layer: int) -> dict:
                 batch.output_ids = torch.tensor([token], dtype=torch.int64)
                 batch.prepare_for_decode()
                 forward_batch = ForwardBatch.init_new(batch.get_model_worker_batch(), runner)
-            else:  # 0.5.23: the batch goes to the runner directly
+            else:  # 0.5.17 and 0.5.23: the batch goes to the runner directly
                 batch.input_ids = torch.tensor([token], dtype=torch.int64)
                 batch.prepare_for_decode()
                 forward_batch = ForwardBatch.init_new(batch, runner, return_hidden_states_before_norm=False)

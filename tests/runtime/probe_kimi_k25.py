@@ -36,13 +36,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def server_args(target: Path):
+def server_args(target: Path, draft: Path | None = None):
+    """As the engine would set them; with `draft`, for EAGLE-3, so that SGLang itself sets up aux capture."""
     from sglang.srt.server_args import ServerArgs
 
+    spec = {} if draft is None else {
+        "speculative_algorithm": "EAGLE3", "speculative_draft_model_path": str(draft), "speculative_num_steps": 2,
+        "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 3}
     return ServerArgs(model_path=str(target), device="cpu", skip_tokenizer_init=True,
                       attention_backend="torch_native", sampling_backend="pytorch", disable_cuda_graph=True,
                       mem_fraction_static=0.05, max_total_tokens=256, max_running_requests=4,
-                      chunked_prefill_size=64, max_prefill_tokens=64, nccl_port=free_port())
+                      chunked_prefill_size=64, max_prefill_tokens=64, nccl_port=free_port(), **spec)
 
 
 def start_runner(args):
@@ -61,8 +65,11 @@ def start_runner(args):
         return ModelRunner(model_config=config, mem_fraction_static=args.mem_fraction_static, gpu_id=0,
                            tp_rank=0, tp_size=1, moe_ep_rank=0, moe_ep_size=1, pp_rank=0, pp_size=1,
                            nccl_port=args.nccl_port, server_args=args)
-    # 0.5.23: the scheduler publishes the config, then bootstrap builds the process groups
     from sglang.srt.distributed import bootstrap
+
+    if not hasattr(bootstrap, "init_parallel_runtime"):  # 0.5.17: the TP worker builds the runner
+        return start_worker_0_5_17(args).model_runner
+    # 0.5.23: the scheduler publishes the config, then bootstrap builds the process groups
     from sglang.srt.runtime_context import SpawnRanks, publish
 
     publish(args, role="scheduler", ranks=SpawnRanks(world_rank=0, dp_rank=None, gpu_id=0))
@@ -78,6 +85,72 @@ def start_runner(args):
     with torch.no_grad():
         runner.init_cuda_graphs()
     return runner
+
+
+def start_worker_0_5_17(args, draft: bool = False):
+    """0.5.17's scheduler order: publish, MoE config, TpModelWorker (gloo, groups, ModelRunner, weights), with
+    `draft` the EAGLE-3 draft worker (its runner, weights, then lm head and embedding from the target), then KV
+    pools, attention backends (configure_aux_hidden_state_capture first) and CUDA graphs (none here)."""
+    from sglang.srt.distributed.parallel_state_wrapper import ParallelState
+    from sglang.srt.layers.moe import initialize_moe_config
+    from sglang.srt.managers.tp_worker import TpModelWorker
+    from sglang.srt.runtime_context import get_context, publish
+
+    publish(args, role="scheduler")
+    initialize_moe_config(args)
+    worker = TpModelWorker(server_args=args, gpu_id=0, ps=ParallelState.trivial(), nccl_port=args.nccl_port)
+    worker.draft_worker = None
+    if draft:  # as Scheduler.maybe_init_draft_worker
+        from sglang.srt.speculative.draft_worker_common import draft_server_args_copy
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+        draft_args = draft_server_args_copy(server_args=args, target_model_config=worker.model_runner.model_config)
+        draft_cls = SpeculativeAlgorithm.from_string(args.speculative_algorithm).create_worker(draft_args)
+        with get_context().preserve_config():
+            get_context().set_server_args(draft_args)
+            worker.draft_worker = draft_cls(server_args=draft_args, gpu_id=0, ps=worker.ps,
+                                            nccl_port=args.nccl_port, target_worker=worker)
+    worker.alloc_memory_pool()
+    worker.draft_pool_error = None
+    if worker.draft_worker is not None:
+        pool, allocator = worker.get_memory_pool()
+        try:
+            worker.draft_worker.alloc_memory_pool(memory_pool_config=worker.model_runner.memory_pool_config,
+                                                  req_to_token_pool=pool, token_to_kv_pool_allocator=allocator)
+        except standins.KernelUnavailable as exc:  # the draft's MHA pool warms up with a kernel: README says which
+            worker.draft_pool_error = str(exc)
+            # the rest of EagleDraftWorker.alloc_memory_pool, in its order: SGLang's own head/embedding set-up
+            worker.draft_worker.draft_worker.init_token_map()
+            worker.draft_worker.draft_worker.init_lm_head()
+    worker.init_attention_backends()
+    if worker.draft_worker is not None and worker.draft_pool_error is None:
+        worker.draft_worker.init_attention_backends()
+    with torch.no_grad():
+        worker.init_cuda_graphs()
+    return worker
+
+
+def record_calls(cls, names, log: list) -> None:
+    """Wrap cls.<name> for each name it has, to log each call with its arguments and the SGLang function calling it."""
+    for name in names:
+        original = getattr(cls, name, None)  # inherited ones too (the EAGLE-3 draft's set_embed is LlamaForCausalLM's)
+        if original is None:
+            continue
+
+        def wrapper(self, *args, _name=name, _original=original):
+            caller = sys._getframe(1)
+            where = caller.f_code.co_filename.split("/sglang/", 1)[-1]
+            log.append({"method": _name, "args": [list(a) if isinstance(a, list | tuple) else type(a).__name__
+                                                  for a in args], "caller": f"{where}:{caller.f_code.co_name}"})
+            return _original(self, *args)
+
+        setattr(cls, name, wrapper)
+
+
+def capture_state(model) -> dict:
+    lm = model.language_model
+    return {"capture_aux_hidden_states": lm.capture_aux_hidden_states,
+            "layers_to_capture": list(lm.model.layers_to_capture)}
 
 
 def load_with_sentinel(model_class, model_config) -> tuple[object, list[str]]:
@@ -118,11 +191,9 @@ def missing_methods(model) -> dict[str, str | None]:
 
 def eagle3_behaviour(model) -> dict:
     lm = model.language_model
-    report = {"before": {"capture_aux_hidden_states": lm.capture_aux_hidden_states,
-                         "layers_to_capture": list(lm.model.layers_to_capture)}}
+    report = {"before": capture_state(model)}
     model.set_eagle3_layers_to_capture([1])
-    report["after_set_layers"] = {"capture_aux_hidden_states": lm.capture_aux_hidden_states,
-                                  "layers_to_capture": list(lm.model.layers_to_capture)}
+    report["after_set_layers"] = capture_state(model)
     embed, head = model.get_embed_and_head()
     report["get_embed_and_head"] = {"embed_is_wrapped": embed is lm.model.embed_tokens.weight,
                                     "head_is_wrapped": head is lm.lm_head.weight,
@@ -145,17 +216,38 @@ def main() -> None:
     parser.add_argument("--unfixed", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--forward", action="store_true")
+    parser.add_argument("--eagle3-server-args", action="store_true",
+                        help="start as an EAGLE-3 engine: SGLang's own start-up calls set_eagle3_layers_to_capture")
+    parser.add_argument("--draft-worker", action="store_true",
+                        help="(0.5.17) also build the EAGLE-3 draft worker, as the scheduler does")
     opts = parser.parse_args()
 
     import sglang
+    from sglang.srt.models import kimi_k25
 
-    args = server_args(opts.target)
-    runner = start_runner(args)
+    args = server_args(opts.target, opts.draft if opts.eagle3_server_args else None)
+    calls: list = []
+    record_calls(kimi_k25.KimiK25ForConditionalGeneration, EAGLE3, calls)
+    if opts.draft_worker:  # 0.5.17 only
+        from sglang.srt.models import llama_eagle3
+
+        record_calls(llama_eagle3.LlamaForCausalLMEagle3, ("set_embed", "set_embed_and_head"), calls)
+        worker = start_worker_0_5_17(args, draft=True)
+        runner = worker.model_runner
+    else:
+        runner = start_runner(args)
     model = runner.model
+    sglang_setup = {"calls": list(calls), "capture": capture_state(model)}
+    if opts.draft_worker:
+        draft_model = worker.draft_worker.draft_worker.draft_runner.model
+        sglang_setup["draft_worker"] = {
+            "class": type(worker.draft_worker).__name__, "pool_error": worker.draft_pool_error,
+            "embed_is_targets": draft_model.model.embed_tokens.weight is model.language_model.model.embed_tokens.weight,
+            "head_is_targets": draft_model.lm_head.weight is model.language_model.lm_head.weight}
     report = {"sglang": sglang.__version__, "sglang_file": sglang.__file__, "torch": torch.__version__,
               "cuda": torch.cuda.is_available(), "env_cpu_engine": os.environ.get("SGLANG_USE_CPU_ENGINE"),
               "fixed_class": f"{type(model).__module__}.{type(model).__qualname__}",
-              "fixed_class_file": sys.modules[type(model).__module__].__file__}
+              "fixed_class_file": sys.modules[type(model).__module__].__file__, "sglang_setup": sglang_setup}
 
     unfixed_cls, report["unfixed_class_file"] = load_unfixed_class(opts.unfixed, type(model).__name__)
     unfixed, unfixed_missing = load_with_sentinel(unfixed_cls, runner.model_config)
@@ -172,10 +264,11 @@ def main() -> None:
 
     report["fixed_methods"] = missing_methods(model)
     report["eagle3"] = eagle3_behaviour(model)
-    if opts.forward:
+    layers = model.language_model.model.layers_to_capture
+    if opts.forward and layers:  # with capture left off there is no aux state to compare: the tests say so
         from forward_decode import decode_with_aux
 
-        report["forward"] = decode_with_aux(runner, capture_layer=model.language_model.model.layers_to_capture[0])
+        report["forward"] = decode_with_aux(runner, capture_layer=layers[0])
     opts.out.write_text(json.dumps(report, indent=2))
 
 

@@ -17,13 +17,17 @@ import pytest
 RUNTIME_SCRIPTS = Path(__file__).resolve().parents[2] / "scripts" / "runtime"
 sys.path.insert(0, str(RUNTIME_SCRIPTS))
 
+import gpu_carry  # noqa: E402
 import gpu_eagle3_kimi_k25 as gpu_script  # noqa: E402
+import gpu_verdict  # noqa: E402
 import trim_kernel_wheel  # noqa: E402
+from draft_probe import eaglelint_draft_probe as draft_probe  # noqa: E402
 from prepare_tree import EAGLE3, KIMI, copy_package, installed_package, run_fix, strip_methods  # noqa: E402
 from runtime_venv import RuntimeVenvError, ensure_venv  # noqa: E402
 
-__all__ = ["EAGLE3", "KIMI", "RUNTIME_SCRIPTS", "copy_package", "gpu_script", "installed_package", "run_fix",
-           "run_imports", "run_probe", "strip_methods", "trim_kernel_wheel", "venv_python", "write_checkpoints"]
+__all__ = ["EAGLE3", "KIMI", "RUNTIME_SCRIPTS", "assert_sglang_set_up_capture", "copy_package", "draft_probe",
+           "gpu_carry", "gpu_script", "gpu_verdict", "installed_package", "run_fix", "run_imports", "run_probe",
+           "strip_methods", "trim_kernel_wheel", "venv_python", "write_checkpoints"]
 
 PROBE = Path(__file__).resolve().parent / "probe_kimi_k25.py"
 IMPORTS = Path(__file__).resolve().parent / "probe_imports.py"
@@ -61,11 +65,24 @@ def run_child(python: Path, script: Path, args: list[str], out: Path, tree: Path
 
 
 def run_probe(python: Path, tree: Path, checkpoints: tuple[Path, Path], unfixed: Path, out: Path,
-              forward: bool = False) -> dict:
-    """The probe's report on the tiny Kimi-K2.5 built from `tree`."""
+              forward: bool = False, eagle3: bool = False, draft_worker: bool = False) -> dict:
+    """The probe's report on the tiny Kimi-K2.5 built from `tree` (with `eagle3`, started as an EAGLE-3 engine;
+    with `draft_worker`, 0.5.17 only, with its EAGLE-3 draft worker too)."""
+    flags = {"--forward": forward, "--eagle3-server-args": eagle3, "--draft-worker": draft_worker}
     args = ["--target", str(checkpoints[0]), "--draft", str(checkpoints[1]), "--unfixed", str(unfixed),
-            "--out", str(out)] + (["--forward"] if forward else [])
+            "--out", str(out), *(flag for flag, on in flags.items() if on)]
     return run_child(python, PROBE, args, out, tree)
+
+
+def assert_sglang_set_up_capture(report: dict, layer_ids: list[int], captured: list[int]) -> None:
+    """SGLang's own start-up called set_eagle3_layers_to_capture(layer_ids) and the language model now captures."""
+    calls = [c for c in report["sglang_setup"]["calls"] if c["method"] == EAGLE3[0]]
+    assert calls, f"SGLang's start-up never called {EAGLE3[0]} (calls seen: {report['sglang_setup']['calls']})"
+    state = report["sglang_setup"]["capture"]
+    assert state == {"capture_aux_hidden_states": True, "layers_to_capture": captured}, (
+        f"SGLang called {EAGLE3[0]}({calls[0]['args'][0]}) from {calls[0]['caller']}, and the language model "
+        f"does not capture layers {captured}: {state} (a {EAGLE3[0]} that does nothing?)")
+    assert calls[0]["args"] == [layer_ids], calls
 
 
 def run_imports(python: Path, tree: Path | None, out: Path) -> dict:

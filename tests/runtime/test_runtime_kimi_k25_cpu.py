@@ -14,6 +14,7 @@ import pytest
 from runtime_support import (
     EAGLE3,
     KIMI,
+    assert_sglang_set_up_capture,
     copy_package,
     installed_package,
     run_fix,
@@ -156,3 +157,24 @@ def test_whole_tree_fix_leaves_every_model_module_importing_as_before(release, r
     changed = {"sglang." + p.removesuffix(".py").replace("/", ".") for p in fixed["changed"]}
     imported = {m for m in changed if before["outcomes"].get(m) == "ok"}
     assert len(imported) >= 5, (sorted(changed), before["outcomes"])
+
+
+@pytest.fixture(scope="module")
+def gpu_checkpoints(tmp_path_factory) -> tuple[Path, Path]:
+    """The GPU run's files: 5 layers, so that aux ids 1, 2, 3 name layers the target has."""
+    return write_checkpoints(tmp_path_factory.mktemp("gpu-checkpoints"), layers=5)
+
+
+@pytest.mark.parametrize(("release", "caller"), [
+    ("0.5.9", "srt/model_executor/model_runner.py:initialize"),
+    ("0.5.23", "srt/model_executor/model_runner_components/attention_backend_setup.py:"
+               "configure_aux_hidden_state_capture"),
+])
+def test_an_eagle3_engines_start_up_calls_set_eagle3_layers_to_capture_itself(release, caller, request,
+                                                                             gpu_checkpoints, tmp_path):
+    fixed = request.getfixturevalue("fixed_" + release.replace(".", "_"))
+    report = run_probe(fixed["python"], fixed["tree"], gpu_checkpoints, fixed["released"] / KIMI[0],
+                       tmp_path / "report.json", eagle3=True)
+    # 0.5.9 adds 1 to every id; 0.5.23 when the first id is 1: layers 2, 3, 4 either way
+    assert_sglang_set_up_capture(report, [1, 2, 3], [2, 3, 4])
+    assert [c["caller"] for c in report["sglang_setup"]["calls"] if c["method"] == EAGLE3[0]] == [caller]

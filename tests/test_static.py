@@ -37,7 +37,7 @@ def make_tree(root: Path, package: str = PACKAGE) -> tuple[Path, list[Path]]:
     (models / "wrapper.py").write_text(side_effect(markers[3]) + (
         f"from {package}.srt.models.lm import TextModelForCausalLM\n\n\n"
         "class Wrapper:\n    def __init__(self, config):\n"
-        "        self.language_model = TextModelForCausalLM(config)\n"))
+        "        self.language_model = TextModelForCausalLM(config)\n\n\nEntryClass = Wrapper\n"))
     runner = root / package / "srt" / "model_executor"
     runner.mkdir()
     extra = {"conftest": root / "conftest.py", "setup": root / "setup.py", "sitecustomize": root / "sitecustomize.py",
@@ -75,6 +75,18 @@ def test_interfaces_never_runs_the_engine_it_scans(tmp_path):
         assert [m.name for m in markers if m.exists()] == []
         assert "Traceback" not in done.stderr and done.returncode in (0, 1), done.stderr
         assert "get_embed_and_head" in {row["name"] for row in json.loads(done.stdout)["names"]}
+
+
+def test_support_never_runs_the_models_it_judges(tmp_path):
+    """The matrix judges every EntryClass entry with check's own analysis: nothing imported."""
+    models, markers = make_tree(tmp_path, "sglang")
+    for cwd, args in ((tmp_path, ()), (tmp_path / "elsewhere", (models,))):  # found in the checkout, and named
+        cwd.mkdir(exist_ok=True)
+        done = eaglelint("support", "--output-format", "json", *args, cwd=cwd)
+        assert [m.name for m in markers if m.exists()] == []
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        rows = json.loads(done.stdout)
+        assert [(r["class"], r["status"]) for r in rows] == [("Wrapper", "fixable gap (delegation)")]
 
 
 def test_default_models_folder_is_found_without_importing_the_package(tmp_path):

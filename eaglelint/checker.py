@@ -86,10 +86,9 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     project = project or Project()
     resolver = Resolver(project)
     result = CheckResult()
-    assigns = wrapper_assignment_pattern(options.wrapper_attrs)
+    assigns = WrapperAssignTest(options.wrapper_attrs)
     raws: dict[Path, bytes] = {}
     wrappers: list[tuple[ClassEntity, str]] = []
-    candidates: list[tuple[Path, bytes]] = []
     for path in files:
         try:
             raw = read_bytes(path, project.max_file_size)  # decoded only if parsed: non-wrapper files are not
@@ -99,13 +98,12 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
             continue
         result.files_checked += 1
         raws[path] = raw
-        if assigns.search(raw):
-            candidates.append((path, raw))
-        # else: it cannot hold a wrapper, and is parsed only if a resolution needs it
     run_key = _run_key(project, options, raws)
     cached = project.cache.get(run_key) if run_key else None
     if isinstance(cached, tuple) and _deps_unchanged(project, cached[1]):
         return cached[0]
+    # a file without the assignment cannot hold a wrapper: parsed only if a resolution needs it
+    candidates = [(path, raw) for path, raw in raws.items() if assigns.search(raw)]
     known_errors = set(project.errors)
     project.prefetch(candidates, jobs)
     for path, raw in candidates:
@@ -159,13 +157,23 @@ def _deps_unchanged(project: Project, deps: list[tuple[str, str]]) -> bool:
     return True
 
 
-def wrapper_assignment_pattern(attrs: tuple[str, ...]) -> re.Pattern[bytes]:
-    """Bytes test for `self.<attr> =` / `self.<attr>: T`: files without it cannot hold a wrapper."""
-    names = b"|".join(re.escape(a.encode()) for a in attrs)
-    # `self.language_model, self.vision = ...` too: a line that starts with it, a comma and
-    # then an `=` on that line (a call argument on a line of its own has no `=` after it)
-    return re.compile(rb"self\s*\.\s*(?:" + names + rb")\s*(?::|=(?!=))|^[ \t]*self\s*\.\s*(?:" + names
-                      + rb")\s*,[^\n=(]*=(?!=)", re.MULTILINE)
+class WrapperAssignTest:
+    """Bytes test for `self.<attr> =` / `self.<attr>: T`: files without it cannot hold a wrapper.
+
+    Also `self.language_model, self.vision = ...`: a line that starts with it, a comma and
+    then an `=` on that line (a call argument on a line of its own has no `=` after it).
+    Three patterns, not one alternation: each starts with the literal `self`, which `re`
+    scans for quickly; a pattern anchored at every line start is tried only on files
+    where the comma form occurs (an alternation made the warm run 10x slower)."""
+
+    def __init__(self, attrs: tuple[str, ...]):
+        names = rb"self\s*\.\s*(?:" + b"|".join(re.escape(a.encode()) for a in attrs) + rb")\s*"
+        self._plain = re.compile(names + rb"(?::|=(?!=))")
+        self._comma = re.compile(names + rb",")
+        self._tuple = re.compile(rb"^[ \t]*" + names + rb",[^\n=(]*=(?!=)", re.MULTILINE)
+
+    def search(self, raw: bytes) -> bool:
+        return bool(self._plain.search(raw) or (self._comma.search(raw) and self._tuple.search(raw)))
 
 
 def file_error(path: Path, reason: str) -> Finding:

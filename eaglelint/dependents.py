@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checker import wrapper_assignment_pattern
+from .checker import WrapperAssignTest
 from .discover import discover
 from .modules import Project
 from .resolve import ClassEntity, Resolver
@@ -80,7 +80,7 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     """
     changed_set = {Path(os.path.abspath(p)) for p in changed}
     checked = {Path(os.path.abspath(p)) for p in checked}
-    assigns = wrapper_assignment_pattern(wrapper_attrs)
+    assigns = WrapperAssignTest(wrapper_attrs)
     raws: dict[Path, bytes] = {}
     for path in _tree_files(changed_set):
         try:

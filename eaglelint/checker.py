@@ -1,7 +1,8 @@
 """Apply interface packs to the wrapper classes in a list of files: the findings.
 
-A wrapper is a class that assigns `self.<wrapper attribute>` (default
-`language_model`) in any method. For each, the wrapped class candidates are
+A wrapper is a class that assigns `self.language_model`, or any `self.<attr>` an
+instance of a language model that provides members of the packs (held.py); with
+wrapper attributes given, a class that assigns one of those. For each, the wrapped class candidates are
 resolved across modules; a method of a selected interface that some candidate has
 (in its MRO) and that the wrapper's own MRO lacks is a finding, unless the wrapper
 forwards unknown attributes with `__getattr__`.
@@ -70,7 +71,8 @@ class CheckResult:
 @dataclass(frozen=True)
 class CheckOptions:
     interfaces: tuple[Interface, ...]
-    wrapper_attrs: tuple[str, ...] = DEFAULT_WRAPPER_ATTRS
+    # () finds wrappers by what they hold (and `language_model` by name); given, only these attributes
+    wrapper_attrs: tuple[str, ...] = ()
 
 
 def display_path(path: str | Path) -> str:
@@ -86,7 +88,8 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     project = project or Project()
     resolver = Resolver(project)
     result = CheckResult()
-    assigns = WrapperAssignTest(options.wrapper_attrs)
+    by_name = options.wrapper_attrs or DEFAULT_WRAPPER_ATTRS  # held by name: any value, resolved or not
+    assigns = WrapperAssignTest(by_name)
     raws: dict[Path, bytes] = {}
     wrappers: list[tuple[ClassEntity, str]] = []
     for path in files:
@@ -102,23 +105,27 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     cached = project.cache.get(run_key) if run_key else None
     if isinstance(cached, tuple) and _deps_unchanged(project, cached[1]):
         return cached[0]
-    # a file without the assignment cannot hold a wrapper: parsed only if a resolution needs it
-    candidates = [(path, raw) for path, raw in raws.items() if assigns.search(raw)]
+    methods = _methods(options.interfaces)
+    from .held import HeldIndex, held_wrapper, tree_raws  # builds on this module: imported late
+    from .isolation import check_wrappers, class_failure
+    from .owner_rules import owner_findings
+
+    members = tuple(m.name for m in methods)
+    held = None if options.wrapper_attrs else HeldIndex(tree_raws(project, raws), members)
+    # a file without an assignment of either kind cannot hold a wrapper: parsed only if a resolution needs it
+    candidates = [(path, raw, held.attrs(raw) if held else ()) for path, raw in raws.items()]
+    candidates = [(path, raw, attrs) for path, raw, attrs in candidates if attrs or assigns.search(raw)]
     known_errors = set(project.errors)
-    project.prefetch(candidates, jobs)
-    for path, raw in candidates:
+    project.prefetch([(path, raw) for path, raw, _ in candidates], jobs)
+    for path, raw, attrs in candidates:
         mod = project.summary(path, raw)
         if mod is None:
             result.findings.append(file_error(path, project.errors.get(Path(os.path.abspath(path)), "")))
             continue
         for cls in mod.classes.values():
-            for attr in options.wrapper_attrs:
-                if attr in cls.self_assigns:
-                    wrappers.append((ClassEntity(mod.path, cls.name), attr))
-                    break
-    methods = _methods(options.interfaces)
-    from .isolation import check_wrappers, class_failure  # builds on this module: imported late
-    from .owner_rules import owner_findings
+            attr = held_wrapper(resolver, ClassEntity(mod.path, cls.name), cls, by_name, attrs, members)
+            if attr is not None:
+                wrappers.append((ClassEntity(mod.path, cls.name), attr))
     from .wrapper_check import Run
 
     result.findings.extend(check_wrappers(Run(resolver, project, raws), wrappers, methods, options.interfaces))

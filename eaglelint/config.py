@@ -22,7 +22,6 @@ from .delegation import DEFAULT_STYLE, STYLES
 from .interfaces import load_codes, load_interfaces
 from .sources import DEFAULT_MAX_FILE_SIZE
 
-DEFAULT_WRAPPER_ATTRIBUTES = ("language_model",)
 SEVERITIES = ("error", "warning", "info")
 DEFAULT_FAIL_ON = ("error", "warning")  # an info finding has nothing to fix: it must not block a commit
 OWN_CONFIG_FILES = (".eaglelint.toml", "eaglelint.toml")
@@ -42,7 +41,7 @@ class Settings:
     exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     interfaces: tuple[str, ...] = ()
-    wrapper_attributes: tuple[str, ...] = DEFAULT_WRAPPER_ATTRIBUTES
+    wrapper_attributes: tuple[str, ...] = ()  # () finds wrappers by what they hold; given, only these
     style: str = DEFAULT_STYLE
     dependents: bool = True
     report_unused_suppressions: bool = False

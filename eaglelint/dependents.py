@@ -63,7 +63,7 @@ def tree_of(path: Path) -> Path | None:
     return None
 
 
-def _tree_files(changed: set[Path]) -> list[Path]:
+def tree_files(changed: set[Path]) -> list[Path]:
     """The models folders of the changed files, walked; a file outside one: its own folder only."""
     trees = sorted({t for t in map(tree_of, changed) if t is not None})
     files = discover(trees).files
@@ -82,7 +82,7 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     checked = {Path(os.path.abspath(p)) for p in checked}
     assigns = WrapperAssignTest(wrapper_attrs)
     raws: dict[Path, bytes] = {}
-    for path in _tree_files(changed_set):
+    for path in tree_files(changed_set):
         try:
             raws[path] = read_source(path, project.max_file_size).raw
         except SourceError:

@@ -13,17 +13,24 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .resolve import ClassEntity
+from .resolve import ClassEntity, Resolver
 from .sources import SourceError, read_source
 
-_REMAPPED = re.compile(r"architectures\[0\]\s*=\s*[\"'](\w+)[\"']")
+# an assignment of the draft's architecture on one line: `architectures[0] = "X"`,
+# `architectures = ["X"]` (a comparison `==` is not one)
+_REMAP = re.compile(r"architectures(?:\[0\])?\s*=(?!=)([^\n]*)")
+_LITERAL = re.compile(r"[\"'](\w+)[\"']")
 _DRAFT_NAME = re.compile(r"NextN|MTP|Eagle|DFlash|DSpark|Draft")
 _remapped: dict[str, frozenset[str]] = {}
 
 
-def is_draft(cls: ClassEntity) -> bool:
-    """A class the engine loads only as a draft model."""
-    return is_draft_name(cls.qualname.rsplit(".", 1)[-1], Path(cls.path))
+def is_draft(cls: ClassEntity, resolver: Resolver | None = None) -> bool:
+    """A class the engine loads only as a draft model; with a resolver, also a subclass of
+    one (`Qwen4ExpForCausalLMMTP(Qwen3_5ForCausalLMMTP)`), which is loaded the same way."""
+    if is_draft_name(cls.qualname.rsplit(".", 1)[-1], Path(cls.path)):
+        return True
+    return resolver is not None and any(
+        is_draft_name(c.qualname.rsplit(".", 1)[-1], Path(c.path)) for c in resolver.mro(cls)[1:])
 
 
 def is_draft_name(name: str, path: Path) -> bool:
@@ -32,8 +39,21 @@ def is_draft_name(name: str, path: Path) -> bool:
         return True
     config = str(Path(path).parent.parent / "configs" / "model_config.py")
     if config not in _remapped:
-        try:
-            _remapped[config] = frozenset(_REMAPPED.findall(read_source(Path(config)).text))
-        except SourceError:
-            _remapped[config] = frozenset()
+        _remapped[config] = draft_architectures(Path(config))
     return name in _remapped[config]
+
+
+def draft_architectures(config: Path) -> frozenset[str]:
+    """The architectures `ModelConfig._config_draft_model` rewrites a draft's config to
+    (`if is_draft_model and ...: self.hf_config.architectures[0] = "MiMoMTP"`): what the
+    engine then looks up in the model registry for the draft."""
+    try:
+        text = read_source(config).text
+    except SourceError:
+        return frozenset()
+    start = text.find("def _config_draft_model")
+    if start < 0:
+        return frozenset()
+    end = text.find("\n    def ", start + 1)
+    body = text[start:end if end > 0 else len(text)]
+    return frozenset(n for m in _REMAP.finditer(body) for n in _LITERAL.findall(m.group(1)))

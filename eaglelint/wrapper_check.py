@@ -20,6 +20,7 @@ from .members import presence
 from .modules import Project
 from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
+from .roles import is_draft
 from .summary import free_names_of_text
 
 UNRESOLVED = "EGL010"
@@ -75,6 +76,8 @@ def check_wrapper(run: Run, wrapper: ClassEntity, attr: str, methods: list[Inter
     resolver = run.resolver
     if is_component(resolver.module(wrapper.path), resolver.info(wrapper)):
         return []
+    if is_draft(wrapper, resolver):  # loaded only as a draft: target-side members are never called on it
+        methods = [m for m in methods if m.called_on == "draft"]
     own = wrapped_candidates(resolver, wrapper, attr)
     same, other = [], []
     for sub, entry in _subclasses(run, wrapper, attr):

@@ -15,6 +15,7 @@ from .checker import Finding, display_path
 from .interfaces import Interface, InterfaceMethod
 from .members import forwards_some, has_member
 from .resolve import ClassEntity, Resolver
+from .roles import is_draft
 from .vllm_rules import CODE, DECODER_CODE, decoder_without_capture, marker_gaps
 from .wrapper_check import is_component, wrapped_candidates
 
@@ -38,8 +39,9 @@ def _aux_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]], c
     for wrapper, attr in wrappers:
         mod = resolver.module(wrapper.path)
         info = resolver.info(wrapper)
-        if forwards_some(resolver, wrapper, attr, list(captures)) or is_component(mod, info):
-            continue
+        if forwards_some(resolver, wrapper, attr, list(captures)) or is_component(mod, info) \
+                or is_draft(wrapper, resolver):
+            continue  # the engine captures aux hidden states on the target only
         classes, _ = wrapped_candidates(resolver, wrapper, attr)
         for p in checker.problems(wrapper, attr, classes, has_member, captures):
             out.append(Finding(display_path(wrapper.path), p.line, p.column, p.code, p.message,

@@ -28,12 +28,13 @@ from .dependents import tree_files
 from .members import has_member
 from .modules import Project
 from .owner_rules import ClassIndex
-from .owners import OwnerAnalysis
+from .owners import HEAD, OwnerAnalysis
 from .resolve import ClassEntity, Resolver
 from .sources import SourceError, read_bytes
 from .summary import ClassInfo
 from .wrapper_check import wrapped_candidates
 
+EMBED_AND_HEAD = "get_embed_and_head"
 _ASSIGN = re.compile(rb"self\.(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*([\w.]+)\(")
 _CALLEE = re.compile(rb"(\w+)[ \t]*\(")
 
@@ -87,7 +88,15 @@ def holds_language_model(resolver: Resolver, cls: ClassEntity, attr: str, member
     (a language model such as a `*ForCausalLM`), not a bare decoder."""
     classes, _ = wrapped_candidates(resolver, cls, attr)
     analysis = OwnerAnalysis(resolver)
-    return any(analysis.is_full_model(c) and any(has_member(resolver, c, m) for m in members) for c in classes)
+    return any(any(has_member(resolver, c, m) for m in members) and _has_head(resolver, analysis, c)
+               for c in classes)
+
+
+def _has_head(resolver: Resolver, analysis: OwnerAnalysis, cls: ClassEntity) -> bool:
+    """A language model: a `*ForCausalLM`, or a class that owns `lm_head` or gives out its
+    embedding and head. A decoder (Qwen2MoeModel, which defines the EAGLE-3 setter) has none."""
+    return analysis.is_full_model(cls) or has_member(resolver, cls, EMBED_AND_HEAD) \
+        or any(HEAD in resolver.info(c).self_assigns for c in resolver.mro(cls))
 
 
 def held_wrapper(resolver: Resolver, cls: ClassEntity, info: ClassInfo, by_name: tuple[str, ...],

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .resolve import ClassEntity, Resolver
+from .resolve import ClassEntity
 from .sources import SourceError, read_source
 
 # an assignment of the draft's architecture on one line: `architectures[0] = "X"`,
@@ -24,13 +24,10 @@ _DRAFT_NAME = re.compile(r"NextN|MTP|Eagle|DFlash|DSpark|Draft")
 _remapped: dict[str, frozenset[str]] = {}
 
 
-def is_draft(cls: ClassEntity, resolver: Resolver | None = None) -> bool:
-    """A class the engine loads only as a draft model; with a resolver, also a subclass of
-    one (`Qwen4ExpForCausalLMMTP(Qwen3_5ForCausalLMMTP)`), which is loaded the same way."""
-    if is_draft_name(cls.qualname.rsplit(".", 1)[-1], Path(cls.path)):
-        return True
-    return resolver is not None and any(
-        is_draft_name(c.qualname.rsplit(".", 1)[-1], Path(c.path)) for c in resolver.mro(cls)[1:])
+def is_draft(cls: ClassEntity) -> bool:
+    """A class the engine loads only as a draft model. By its own name only: a base's
+    name says nothing of how a subclass is registered (`Eagle3CaptureMixin` is a target's)."""
+    return is_draft_name(cls.qualname.rsplit(".", 1)[-1], Path(cls.path))
 
 
 def is_draft_name(name: str, path: Path) -> bool:

@@ -76,7 +76,7 @@ def check_wrapper(run: Run, wrapper: ClassEntity, attr: str, methods: list[Inter
     resolver = run.resolver
     if is_component(resolver.module(wrapper.path), resolver.info(wrapper)):
         return []
-    if is_draft(wrapper, resolver):  # loaded only as a draft: target-side members are never called on it
+    if is_draft(wrapper):  # loaded only as a draft: target-side members are never called on it
         methods = [m for m in methods if m.called_on == "draft"]
     own = wrapped_candidates(resolver, wrapper, attr)
     same, other = [], []

@@ -40,7 +40,7 @@ def _aux_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]], c
         mod = resolver.module(wrapper.path)
         info = resolver.info(wrapper)
         if forwards_some(resolver, wrapper, attr, list(captures)) or is_component(mod, info) \
-                or is_draft(wrapper, resolver):
+                or is_draft(wrapper):
             continue  # the engine captures aux hidden states on the target only
         classes, _ = wrapped_candidates(resolver, wrapper, attr)
         for p in checker.problems(wrapper, attr, classes, has_member, captures):

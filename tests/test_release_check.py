@@ -5,12 +5,14 @@ from pathlib import Path
 import pytest
 from fetch_sglang import models_dir
 
-from eaglelint.checker import CheckOptions, check_files
+from eaglelint.checker import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, CheckOptions, check_files
 from eaglelint.discover import discover
 from eaglelint.interfaces import select_interfaces
 
 pytestmark = pytest.mark.release
 EAGLE3 = {"set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head"}
+DELEGATION = {*SEVERITY_BY_CALLED_ON.values(), OPTIONAL_CODE}  # EGL001-EGL003
+AUX = {"EGL020", "EGL021", "EGL022", "EGL023"}  # the aux-hidden-state path
 
 
 def check(paths):
@@ -60,3 +62,60 @@ def test_0_5_23_component_thinker_and_registry_wrapper_subclass():
     llava = next(f for f in findings if f.class_name == "LlavaForConditionalGeneration")
     assert llava.code == "EGL010"
     assert any(s.startswith("Mistral3ForConditionalGeneration") for s in llava.subclasses)
+
+
+# Wrappers found by what they hold (issue 11, point 1), read by hand in 0.5.23: the held
+# class and where its members are defined. Each wrapper defines none of them itself
+# (grep "def get_embed_and_head|def set_eagle3|def set_embed_and_head" in its file),
+# except dots_ocr.py, which defines get_embed_and_head (line 167); none has __getattr__.
+HELD_0_5_23 = {
+    # MiniCPMO.init_llm returns Qwen2ForCausalLM (qwen2.py: get_embed_and_head 767,
+    # set_embed_and_head 770, set_eagle3_layers_to_capture 781)
+    ("minicpmo.py", "MiniCPMO", "llm"): EAGLE3,
+    ("nvila.py", "NVILAForConditionalGeneration", "llm"): EAGLE3,  # self.llm = Qwen2ForCausalLM(...)
+    ("nvila_lite.py", "NVILALiteForConditionalGeneration", "llm"): EAGLE3,  # the same
+    ("points_v15_chat.py", "POINTSV15ChatModel", "llm"): EAGLE3,  # the same
+    ("sarashina2_vision.py", "Sarashina2VisionForCausalLM", "llm"): EAGLE3,  # LlamaForCausalLM (llama.py)
+    # BailingMoeV2ForCausalLM(BailingMoEForCausalLM), bailing_moe.py 904, 908, 1098
+    ("bailing_mm.py", "BailingMMNativeForConditionalGeneration", "model"): EAGLE3,
+    # DeepseekV3ForCausalLM / DeepseekV2ForCausalLM (deepseek_v2.py 3439, 3442, 3458) or DeepseekForCausalLM
+    ("deepseek_ocr.py", "DeepseekOCRForCausalLM", "model"): EAGLE3,
+    ("dots_ocr.py", "DotsOCRForCausalLM", "model"): EAGLE3 - {"get_embed_and_head"},  # Qwen2ForCausalLM
+    # BailingMoeV3ForCausalLM has get_embed_and_head and set_embed_and_head (bailing_moe_v3.py 2048, 2051)
+    ("bailing_mm_v3.py", "BailingMoeV3VLForConditionalGeneration", "model"): EAGLE3 - {"set_eagle3_layers_to_capture"},
+    # self.thinker = Qwen3OmniMoeThinkerForConditionalGeneration, a Qwen3VLForConditionalGeneration
+    # (qwen3_vl.py: get_embed_and_head 1774, set_eagle3_layers_to_capture 1777; no set_embed_and_head)
+    ("qwen3_omni_moe.py", "Qwen3OmniMoeForConditionalGeneration", "thinker"): EAGLE3 - {"set_embed_and_head"},
+}
+
+
+def _delegation_gaps(findings):
+    gaps: dict[tuple[str, str, str], set[str]] = {}
+    for f in findings:
+        if f.code in DELEGATION:
+            gaps.setdefault((Path(f.path).name, f.class_name, f.wrapper_attribute), set()).add(f.method)
+    return gaps
+
+
+def test_0_5_23_wrappers_found_by_what_they_hold_with_no_flag():
+    gaps = _delegation_gaps(check([models_dir("0.5.23")]))
+    for key, members in HELD_0_5_23.items():
+        assert gaps.get(key) == members, key
+    # every delegation gap outside language_model is one of these (read by hand)
+    assert {k for k in gaps if k[2] != "language_model"} == set(HELD_0_5_23)
+
+
+def test_0_5_23_drafts_and_owners_are_not_wrappers():
+    findings = check([models_dir("0.5.23")])
+    # MTP drafts holding Qwen3_5ForCausalLM / Qwen4ExpModel: never asked for the EAGLE-3 setter
+    assert not [f for f in findings if Path(f.path).name in ("qwen3_5_mtp.py", "qwen4_exp_mtp.py")]
+    # ordinary *ForCausalLM whose decoder (Qwen2MoeModel, Qwen3NextModel) defines the setter itself
+    owners = {"Qwen2MoeForCausalLM", "Qwen3NextForCausalLM"}
+    assert not [f for f in findings if f.class_name in owners and (f.code in DELEGATION or f.code in AUX)]
+
+
+def test_0_5_23_restricted_to_language_model_finds_none_of_them():
+    options = CheckOptions(tuple(select_interfaces(None)), ("language_model",))
+    findings = check_files(discover([models_dir("0.5.23")]).files, options).findings
+    assert not set(_delegation_gaps(findings)) & set(HELD_0_5_23)
+    assert {f.wrapper_attribute for f in findings if f.code in DELEGATION} == {"language_model"}

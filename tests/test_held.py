@@ -1,0 +1,67 @@
+"""Wrappers found by what they hold (held.py): the attribute's name does not matter, what
+the class it holds is does; `--wrapper-attribute` / `wrapper-attributes` restrict."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import FIXTURES
+
+from eaglelint.checker import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, CheckOptions, check_files
+from eaglelint.discover import discover
+from eaglelint.held import HeldIndex
+from eaglelint.interfaces import select_interfaces
+
+MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
+HELD_LLM = MODELS / "held_llm.py"
+DELEGATION = {*SEVERITY_BY_CALLED_ON.values(), OPTIONAL_CODE}  # EGL001-EGL003
+EAGLE3 = ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head")
+
+
+def classes_reported(wrapper_attrs=(), files=None):
+    options = CheckOptions(tuple(select_interfaces(None)), wrapper_attrs)
+    found = check_files(files or discover([MODELS]).files, options).findings
+    return {(Path(f.path).name, f.class_name, f.wrapper_attribute) for f in found if f.code in DELEGATION}
+
+
+def test_default_finds_llm_holders_and_restriction_to_language_model_drops_them():
+    default = classes_reported()
+    assert ("held_llm.py", "NVILAStyleForConditionalGeneration", "llm") in default
+    assert ("held_llm.py", "MiniCPMOStyle", "llm") in default
+    assert ("held_causal_lm_as_model.py", "OCRStyleForCausalLM", "model") in default
+    restricted = classes_reported(("language_model",))
+    assert {attr for _, _, attr in restricted} == {"language_model"}
+    assert ("wrapper_plain_assign.py", "PlainWrapperForConditionalGeneration", "language_model") in restricted
+
+
+def test_restriction_to_llm_keeps_only_llm_holders():
+    only_llm = classes_reported(("llm",))
+    assert {attr for _, _, attr in only_llm} == {"llm"}
+    assert {cls for name, cls, _ in only_llm if name == "held_llm.py"} == {
+        "NVILAStyleForConditionalGeneration", "MiniCPMOStyle"}
+
+
+def test_a_file_checked_alone_still_knows_the_held_class_from_its_tree():
+    """pre-commit passes only the changed file: base_llm.py is read from the models folder."""
+    alone = classes_reported(files=[HELD_LLM])
+    assert {cls for _, cls, _ in alone} == {"NVILAStyleForConditionalGeneration", "MiniCPMOStyle"}
+
+
+def test_index_names_providers_their_subclasses_and_builders_not_decoders():
+    raws = {p: p.read_bytes() for p in discover([MODELS]).files}
+    index = HeldIndex(raws, EAGLE3)
+    assert {b"BaseLLMForCausalLM", b"DerivedLLMForCausalLM", b"PartialLLMForCausalLM"} <= index.providers
+    assert b"PlainLLMForCausalLM" not in index.providers
+    assert index.attrs(HELD_LLM.read_bytes()) == ("llm",)  # the direct call and the builder's
+    assert index.attrs((MODELS / "ok_not_wrapper.py").read_bytes()) == ()
+
+
+def test_cli_wrapper_attribute_restricts_discovery(tmp_path):
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "eaglelint", "check", "--no-cache", *args, str(HELD_LLM)],
+                              capture_output=True, text=True)
+    assert run().returncode == 1
+    assert run("--wrapper-attribute", "language_model").returncode == 0
+    config = tmp_path / "eaglelint.toml"
+    config.write_text('wrapper-attributes = ["language_model"]\n')
+    assert run("--config", str(config)).returncode == 0

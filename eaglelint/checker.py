@@ -110,7 +110,7 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     from .isolation import check_wrappers, class_failure
     from .owner_rules import owner_findings
 
-    members = tuple(m.name for m in methods)
+    members = pack_members(options.interfaces)
     held = None if options.wrapper_attrs else HeldIndex(tree_raws(project, raws), members)
     # a file without an assignment of either kind cannot hold a wrapper: parsed only if a resolution needs it
     candidates = [(path, raw, held.attrs(raw) if held else ()) for path, raw in raws.items()]
@@ -185,6 +185,11 @@ class WrapperAssignTest:
 
 def file_error(path: Path, reason: str) -> Finding:
     return Finding(display_path(path), 1, 1, "EGL999", f"cannot check {Path(path).name}: {reason}")
+
+
+def pack_members(interfaces: tuple[Interface, ...]) -> tuple[str, ...]:
+    """The member names of the selected SGLang packs: what makes a held class a language model."""
+    return tuple(m.name for m in _methods(interfaces))
 
 
 def _methods(interfaces: tuple[Interface, ...]) -> list[InterfaceMethod]:

@@ -132,7 +132,8 @@ COMMON = [
     click.option("--interface", multiple=True, metavar="PACK[,PACK]",
                  help="Interface packs from rules/ to check (default: the default packs, EAGLE-3)."),
     click.option("--wrapper-attribute", multiple=True, metavar="NAME",
-                 help="Attribute that holds the wrapped model (default: language_model)."),
+                 help="Only this attribute holds the wrapped model (default: any attribute that holds a "
+                      "language model providing members of the packs, and language_model)."),
     click.option("--select", multiple=True, metavar="CODE[,CODE]",
                  help="Only report these rule codes (a prefix such as EGL0, or ALL); replaces the config's."),
     click.option("--ignore", multiple=True, metavar="CODE[,CODE]",

@@ -24,8 +24,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checker import WrapperAssignTest
+from .checker import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest, pack_members
 from .discover import discover
+from .interfaces import select_interfaces
 from .modules import Project
 from .resolve import ClassEntity, Resolver
 from .sources import SourceError, read_source
@@ -73,30 +74,40 @@ def tree_files(changed: set[Path]) -> list[Path]:
 
 
 def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tuple[str, ...],
-                    project: Project, prefilter: bool = True) -> list[Dependent]:
+                    project: Project, prefilter: bool = True,
+                    members: tuple[str, ...] | None = None) -> list[Dependent]:
     """Wrappers outside `checked` whose resolution reads one of the `changed` files.
 
+    `wrapper_attrs` as CheckOptions': () finds wrappers by what they hold (a language
+    model providing one of `members`, default: the default packs'), else only those attributes.
     `prefilter=False` resolves every wrapper of the tree: the tests compare both.
     """
+    from .held import HeldIndex, held_wrapper  # held.py builds on this module: imported late
+
     changed_set = {Path(os.path.abspath(p)) for p in changed}
     checked = {Path(os.path.abspath(p)) for p in checked}
-    assigns = WrapperAssignTest(wrapper_attrs)
+    by_name = wrapper_attrs or DEFAULT_WRAPPER_ATTRS
+    assigns = WrapperAssignTest(by_name)
     raws: dict[Path, bytes] = {}
     for path in tree_files(changed_set):
         try:
             raws[path] = read_source(path, project.max_file_size).raw
         except SourceError:
             continue
+    members = members or pack_members(tuple(select_interfaces(None)))
+    held = None if wrapper_attrs else HeldIndex(raws, members)
+    resolver = Resolver(project)
     out: list[Dependent] = []
     for path in sorted(_reaching(changed_set, raws) if prefilter else raws):
         raw = raws[path]
-        if path in checked or not assigns.search(raw):
+        attrs = held.attrs(raw) if held and path not in checked else ()
+        if path in checked or not (attrs or assigns.search(raw)):
             continue
         mod = project.summary(path, raw)
         if mod is None:
             continue
         for cls in mod.classes.values():
-            attr = next((a for a in wrapper_attrs if a in cls.self_assigns), None)
+            attr = held_wrapper(resolver, ClassEntity(mod.path, cls.name), cls, by_name, attrs, members)
             if attr is None:
                 continue
             reason = _dependency(project, ClassEntity(mod.path, cls.name), attr, changed_set)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .baseline import in_baseline
-from .checker import CheckOptions, Finding, check_files, file_error
+from .checker import CheckOptions, Finding, check_files, file_error, pack_members
 from .config import ConfigError, Settings, find_config, load_settings
 from .dependents import find_dependents
 from .discover import discover
@@ -130,7 +130,8 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
 
 
 def _dependent_findings(settings, explicit, files, options, project, result) -> list[Finding]:
-    found = [d for d in find_dependents(explicit, set(files), settings.wrapper_attributes, project)
+    members = pack_members(options.interfaces)
+    found = [d for d in find_dependents(explicit, set(files), settings.wrapper_attributes, project, members=members)
              if not settings.excluded(d.path)]
     if not found:
         return []

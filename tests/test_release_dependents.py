@@ -48,3 +48,18 @@ def test_0_5_9_import_line_prefilter_misses_no_dependent(changed):
     assert {(d.path, d.class_name) for d in fast} == {(d.path, d.class_name) for d in full}
     if changed in ("deepseek_v2.py", "llama.py", "qwen2.py", "qwen3.py"):
         assert fast  # each is wrapped by some wrapper
+
+
+def test_0_5_23_changed_qwen2_reaches_the_wrappers_that_hold_it_as_llm():
+    """Discovery by what is held (no attribute given): nvila.py, nvila_lite.py and
+    points_v15_chat.py assign `self.llm = Qwen2ForCausalLM(...)` (read by hand) and import
+    it from qwen2.py; the prefilter misses none that resolving every class finds."""
+    from eaglelint.dependents import find_dependents
+    from eaglelint.modules import Project
+
+    path = models_dir("0.5.23") / "qwen2.py"
+    fast = {(Path(d.path).name, d.class_name) for d in find_dependents([path], {path}, (), Project())}
+    full = {(Path(d.path).name, d.class_name) for d in find_dependents([path], {path}, (), Project(), prefilter=False)}
+    assert fast == full
+    assert {("nvila.py", "NVILAForConditionalGeneration"), ("nvila_lite.py", "NVILALiteForConditionalGeneration"),
+            ("points_v15_chat.py", "POINTSV15ChatModel")} <= fast

@@ -111,9 +111,10 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     from .owner_rules import owner_findings
 
     members = pack_members(options.interfaces)
-    held = None if options.wrapper_attrs else HeldIndex(tree_raws(project, raws), members)
+    held = None if options.wrapper_attrs else \
+        HeldIndex(tree_raws(project, raws), members, pack_members(options.interfaces, "draft"))
     # a file without an assignment of either kind cannot hold a wrapper: parsed only if a resolution needs it
-    candidates = [(path, raw, held.attrs(raw) if held else ()) for path, raw in raws.items()]
+    candidates = [(path, raw, held.attrs(path, raw) if held else ()) for path, raw in raws.items()]
     candidates = [(path, raw, attrs) for path, raw, attrs in candidates if attrs or assigns.search(raw)]
     known_errors = set(project.errors)
     project.prefetch([(path, raw) for path, raw, _ in candidates], jobs)
@@ -187,9 +188,10 @@ def file_error(path: Path, reason: str) -> Finding:
     return Finding(display_path(path), 1, 1, "EGL999", f"cannot check {Path(path).name}: {reason}")
 
 
-def pack_members(interfaces: tuple[Interface, ...]) -> tuple[str, ...]:
-    """The member names of the selected SGLang packs: what makes a held class a language model."""
-    return tuple(m.name for m in _methods(interfaces))
+def pack_members(interfaces: tuple[Interface, ...], called_on: str | None = None) -> tuple[str, ...]:
+    """The member names of the selected SGLang packs (those the engine calls on `called_on`
+    models, if given): what makes a held class a language model."""
+    return tuple(m.name for m in _methods(interfaces) if called_on in (None, m.called_on))
 
 
 def _methods(interfaces: tuple[Interface, ...]) -> list[InterfaceMethod]:

@@ -75,7 +75,8 @@ def tree_files(changed: set[Path]) -> list[Path]:
 
 def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tuple[str, ...],
                     project: Project, prefilter: bool = True,
-                    members: tuple[str, ...] | None = None) -> list[Dependent]:
+                    members: tuple[str, ...] | None = None,
+                    draft_members: tuple[str, ...] | None = None) -> list[Dependent]:
     """Wrappers outside `checked` whose resolution reads one of the `changed` files.
 
     `wrapper_attrs` as CheckOptions': () finds wrappers by what they hold (a language
@@ -94,13 +95,14 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
             raws[path] = read_source(path, project.max_file_size).raw
         except SourceError:
             continue
-    members = members or pack_members(tuple(select_interfaces(None)))
-    held = None if wrapper_attrs else HeldIndex(raws, members)
+    packs = tuple(select_interfaces(None))
+    members = members or pack_members(packs)
+    held = None if wrapper_attrs else HeldIndex(raws, members, draft_members or pack_members(packs, "draft"))
     resolver = Resolver(project)
     out: list[Dependent] = []
     for path in sorted(_reaching(changed_set, raws) if prefilter else raws):
         raw = raws[path]
-        attrs = held.attrs(raw) if held and path not in checked else ()
+        attrs = held.attrs(path, raw) if held and path not in checked else ()
         if path in checked or not (attrs or assigns.search(raw)):
             continue
         mod = project.summary(path, raw)

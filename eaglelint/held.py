@@ -28,59 +28,91 @@ from .dependents import tree_files
 from .members import has_member
 from .modules import Project
 from .owner_rules import ClassIndex
-from .owners import HEAD, OwnerAnalysis
+from .owners import HEAD, LOGITS, OwnerAnalysis
 from .resolve import ClassEntity, Resolver
+from .roles import is_draft_name
 from .sources import SourceError, read_bytes
 from .summary import ClassInfo
 from .wrapper_check import wrapped_candidates
 
 EMBED_AND_HEAD = "get_embed_and_head"
+_HEADS = (HEAD.encode(), LOGITS.encode(), EMBED_AND_HEAD.encode())
 _ASSIGN = re.compile(rb"self\.(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*([\w.]+)\(")
 _CALLEE = re.compile(rb"(\w+)[ \t]*\(")
 
 
 class HeldIndex:
-    """Which classes of the given files provide one of `members`, read from bytes; and
-    which attributes of a file are assigned an instance of one."""
+    """Which classes of the given files are language models that provide one of `members`,
+    read from bytes; and which attributes of a file are assigned an instance of one.
 
-    def __init__(self, raws: dict[Path, bytes], members: tuple[str, ...]):
-        index = ClassIndex(raws)
-        found: set[bytes] = set()
-        for path, raw in raws.items():
-            for member in members:
-                needle = b"def " + member.encode() + b"("
-                at = raw.find(needle)
-                while at >= 0:
-                    found.update(n for n, s, e in index.by_path.get(path, []) if s <= at < e)
-                    at = raw.find(needle, at + 1)
-        todo = list(found)
-        while todo:  # subclasses inherit the members (by name: exact resolution comes later)
-            for sub, _ in index.subclasses.get(todo.pop(), []):
-                if sub not in found:
-                    found.add(sub)
-                    todo.append(sub)
-        self.providers = frozenset(found)
+    Over-approximates what holds_language_model then decides exactly: a class counts if
+    it (or a base, by name) defines a member, and it (or a base) has a head by its text
+    (`lm_head`, `logits_processor`, `get_embed_and_head`, or a `*ForCausalLM` name)."""
 
-    def attrs(self, raw: bytes) -> tuple[str, ...]:
+    def __init__(self, raws: dict[Path, bytes], members: tuple[str, ...], draft_members: tuple[str, ...] = ()):
+        self.index = index = ClassIndex(raws)
+        defines = {m: _subclosure(index, _defining(index, m)) for m in members}
+        headed = _subclosure(index, {n for path, raw in raws.items() for n, s, e in index.by_path.get(path, [])
+                                     if n.endswith(b"ForCausalLM") or any(raw.find(h, s, e) >= 0 for h in _HEADS)})
+        self.providers = frozenset(set().union(*defines.values()) & headed)
+        self.draft_providers = frozenset(set().union(*(defines[m] for m in draft_members)) & headed)
+        # drafts that define or inherit (by name) every draft-side member: nothing to ask of them
+        self.complete_drafts = frozenset(set.intersection(*(defines[m] for m in draft_members))) \
+            if draft_members else frozenset()
+
+    def attrs(self, path: Path, raw: bytes) -> tuple[str, ...]:
         """Attributes the file assigns a call of a provider class, or of a builder method
-        (`self.llm = self.init_llm(...)`) whose body in this file calls one."""
+        (`self.llm = self.init_llm(...)`) whose body in this file calls one. In a draft
+        class, only a provider of a draft-side member that the class does not define
+        counts: the engine asks nothing else of a draft."""
         out: dict[str, None] = {}
-        for attr, callee in _ASSIGN.findall(raw):
+        classes = self.index.by_path.get(Path(path), [])
+        for m in _ASSIGN.finditer(raw):
+            attr, callee = m.groups()
             name = callee.rsplit(b".", 1)[-1]
-            if name in self.providers or (callee.startswith(b"self.") and self._builds(raw, name)):
+            owner = next(((n, s, e) for n, s, e in classes if s <= m.start() < e), None)
+            providers = self.providers
+            if owner is not None and is_draft_name(owner[0].decode(), Path(path)):
+                if owner[0] in self.complete_drafts:
+                    continue
+                providers = self.draft_providers
+            if name in providers or (callee.startswith(b"self.") and self._builds(raw, name, providers)):
                 out[attr.decode()] = None
         return tuple(out)
 
-    def _builds(self, raw: bytes, method: bytes) -> bool:
+    def _builds(self, raw: bytes, method: bytes, providers: frozenset[bytes]) -> bool:
         needle = b"def " + method + b"("
         at = raw.find(needle)
         while at >= 0:
             end = min((e for e in (raw.find(b"\n    def ", at + 1), raw.find(b"\nclass ", at + 1)) if e >= 0),
                       default=len(raw))
-            if any(n in self.providers for n in _CALLEE.findall(raw, at + len(needle), end)):
+            if any(n in providers for n in _CALLEE.findall(raw, at + len(needle), end)):
                 return True
             at = raw.find(needle, at + 1)
         return False
+
+
+def _defining(index: ClassIndex, member: str) -> set[bytes]:
+    """Top-level classes whose body defines `member` (or binds it per instance)."""
+    found: set[bytes] = set()
+    for needle in (b"def " + member.encode() + b"(", b"self." + member.encode() + b" ="):
+        for path, raw in index.raws.items():
+            at = raw.find(needle)
+            while at >= 0:
+                found.update(n for n, s, e in index.by_path.get(path, []) if s <= at < e)
+                at = raw.find(needle, at + 1)
+    return found
+
+
+def _subclosure(index: ClassIndex, names: set[bytes]) -> set[bytes]:
+    """`names` and every class that names one of them among its bases, transitively."""
+    found, todo = set(names), list(names)
+    while todo:
+        for sub, _ in index.subclasses.get(todo.pop(), []):
+            if sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    return found
 
 
 def holds_language_model(resolver: Resolver, cls: ClassEntity, attr: str, members: tuple[str, ...]) -> bool:

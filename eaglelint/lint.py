@@ -130,8 +130,8 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
 
 
 def _dependent_findings(settings, explicit, files, options, project, result) -> list[Finding]:
-    members = pack_members(options.interfaces)
-    found = [d for d in find_dependents(explicit, set(files), settings.wrapper_attributes, project, members=members)
+    members = dict(members=pack_members(options.interfaces), draft_members=pack_members(options.interfaces, "draft"))
+    found = [d for d in find_dependents(explicit, set(files), settings.wrapper_attributes, project, **members)
              if not settings.excluded(d.path)]
     if not found:
         return []

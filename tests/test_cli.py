@@ -77,16 +77,17 @@ def test_unknown_code_or_interface_is_a_usage_error():
     assert run("check", "--interface", "nope", MODELS).returncode == 2
 
 
-def test_wrapper_attribute_option_finds_other_attribute_names(tmp_path):
+def test_other_attribute_names_found_by_what_they_hold_and_wrapper_attribute_restricts(tmp_path):
     (tmp_path / "base_llm.py").write_text((MODELS / "base_llm.py").read_text())
     (tmp_path / "fork.py").write_text(
         "from base_llm import BaseLLMForCausalLM\n\n\nclass ForkWrapper:\n"
         "    def __init__(self, config):\n        self.llm = BaseLLMForCausalLM(config)\n"
     )
-    assert run("check", tmp_path).returncode == 0
-    done = run("check", "--output-format", "json", "--wrapper-attribute", "llm", tmp_path)
-    assert {r["method"] for r in json.loads(done.stdout)} == {
-        "get_embed_and_head", "set_eagle3_layers_to_capture", "set_embed_and_head"}
+    eagle3 = {"get_embed_and_head", "set_eagle3_layers_to_capture", "set_embed_and_head"}
+    for flags in ((), ("--wrapper-attribute", "llm")):
+        done = run("check", "--output-format", "json", *flags, tmp_path)
+        assert {r["method"] for r in json.loads(done.stdout)} == eagle3
+    assert run("check", "--wrapper-attribute", "language_model", tmp_path).returncode == 0
 
 
 def test_text_output_groups_by_file_and_counts_by_rule():

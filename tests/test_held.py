@@ -49,11 +49,11 @@ def test_a_file_checked_alone_still_knows_the_held_class_from_its_tree():
 
 def test_index_names_providers_their_subclasses_and_builders_not_decoders():
     raws = {p: p.read_bytes() for p in discover([MODELS]).files}
-    index = HeldIndex(raws, EAGLE3)
+    index = HeldIndex(raws, EAGLE3, EAGLE3[2:])
     assert {b"BaseLLMForCausalLM", b"DerivedLLMForCausalLM", b"PartialLLMForCausalLM"} <= index.providers
     assert b"PlainLLMForCausalLM" not in index.providers
-    assert index.attrs(HELD_LLM.read_bytes()) == ("llm",)  # the direct call and the builder's
-    assert index.attrs((MODELS / "ok_not_wrapper.py").read_bytes()) == ()
+    assert index.attrs(HELD_LLM, HELD_LLM.read_bytes()) == ("llm",)  # the direct call and the builder's
+    assert index.attrs(MODELS / "ok_not_wrapper.py", (MODELS / "ok_not_wrapper.py").read_bytes()) == ()
 
 
 def test_cli_wrapper_attribute_restricts_discovery(tmp_path):

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .checker import Finding, display_path
+from .choices import held_classes
 from .interfaces import InterfaceMethod
 from .members import has_member
 from .modules import Project
@@ -211,16 +212,18 @@ class Registry:
 
 
 def chooses_decoder(resolver: Resolver, sub: ClassEntity, owner: ClassEntity, parameter: str | None) -> bool:
-    """A subclass that holds a decoder of its own, or (where the owner's decoder is a
-    parameter's default) has its own __init__, which may pass another class: its
-    verdict is not the owner's."""
+    """A subclass whose instances hold another decoder than the owner's: it assigns one
+    itself, its constructor passes another class up (choices.py), or (where the decoder
+    is the default of a parameter of another method) it has its own __init__, which may
+    pass another class: its verdict is not the owner's."""
     for c in resolver.mro(sub):
         if c == owner:
-            return False
+            break
         info = resolver.info(c)
         if any(a in info.self_assigns for a in DECODER_ATTRS) or (parameter and "__init__" in info.methods):
             return True
-    return False
+    return any(held_classes(resolver, sub, a) != held_classes(resolver, owner, a)
+               for a in DECODER_ATTRS if a in resolver.info(owner).self_assigns)
 
 
 def _findings(analysis: OwnerAnalysis, gap: OwnerGap, wanted: dict[str, InterfaceMethod]) -> list[Finding]:

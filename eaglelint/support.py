@@ -129,7 +129,8 @@ class _Judge:
         """A gap no rule reports: say why it cannot be filled, or what eaglelint cannot tell."""
         resolver, lacks = self.resolver, ", ".join(missing)
         owner = self.analysis.owner(entry)
-        if owner is not None and owner.cls != entry and chooses_decoder(resolver, entry, owner.cls, owner.parameter):
+        if owner is not None and owner.parameter and owner.cls != entry and \
+                chooses_decoder(resolver, entry, owner.cls, owner.parameter):
             return UNKNOWN, f"lacks {lacks}; its own __init__ may pass {owner.cls.qualname} another decoder than " \
                             f"the default of {owner.parameter} (a run-time choice eaglelint does not follow yet)"
         if owner is not None:
@@ -141,7 +142,9 @@ class _Judge:
                 return UNKNOWN, f"lacks {lacks}; cannot tell whether self.{owner.attr} collects aux hidden " \
                                 f"states: {why or 'no class resolved'}"
             why = "it has no self.lm_head" if not owner.head else "its forward makes no logits call of its own" \
-                if not self.analysis.computes_logits(entry) else "no rule writes this pack's members on owners"
+                if not self.analysis.computes_logits(entry) else f"its constructor passes {owner.cls.qualname} this " \
+                "decoder; the owner rule judges the class that assigns it" if owner.cls != entry \
+                else "no rule writes this pack's members on owners"
             return IMPLEMENTABLE, f"lacks {lacks}; its decoder {owner.decoders[0].cls.qualname} collects aux " \
                                   f"hidden states; write them by hand ({why})"
         for attr in DEFAULT_WRAPPER_ATTRS:

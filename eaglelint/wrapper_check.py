@@ -80,6 +80,7 @@ def _judge(run: Run, cls: ClassEntity, attr: str, methods: list[InterfaceMethod]
     if not classes:
         if not reasons or all(presence(resolver, cls, m.name, attr) is True for m in methods):
             return []  # only ever None or constants, or a __getattr__ forwards every member
+        subs = [(s, e) for s, e in subs if not all(presence(resolver, s, m.name, attr) is True for m in methods)]
         labels = _labels(cls, subs)
         also = f"; inherited by {', '.join(labels)}" if labels else ""
         return [Finding(path, info.line, info.column, UNRESOLVED,

@@ -149,7 +149,12 @@ def owner_findings(resolver: Resolver, project: Project, raws: dict[Path, bytes]
                 continue
             try:
                 gap = owner_gap(analysis, cls, tuple(wanted))
-                if gap is None or not gap.owner.head or gap.owner.collects is not True \
+                if gap is None:
+                    continue
+                for entry in registry.choosers(gap):  # subclasses passing another decoder: their own verdict
+                    own = _chooser_gap(analysis, entry, tuple(wanted))
+                    out += _findings(analysis, own, wanted) if own else []
+                if not gap.owner.head or gap.owner.collects is not True \
                         or not analysis.computes_logits(cls):
                     continue
                 gap = registry.registered(gap)
@@ -158,6 +163,16 @@ def owner_findings(resolver: Resolver, project: Project, raws: dict[Path, bytes]
             except Exception as exc:
                 out.append(failed(cls, exc))
     return out
+
+
+def _chooser_gap(analysis: OwnerAnalysis, entry: ClassEntity, members: tuple[str, ...]) -> OwnerGap | None:
+    """A registered subclass whose constructor passes its base another decoder (choices.py),
+    judged as an owner of that decoder; the members are written into the subclass."""
+    own = analysis.owner(entry)
+    if own is None or not own.head or own.collects is not True or not analysis.computes_logits(entry):
+        return None
+    missing = tuple(m for m in members if not has_member(analysis.resolver, entry, m))
+    return OwnerGap(replace(own, cls=entry), entry, missing, ((entry, True),)) if missing else None
 
 
 def owner_gap(analysis: OwnerAnalysis, cls: ClassEntity, members: tuple[str, ...]) -> OwnerGap | None:
@@ -185,6 +200,20 @@ class Registry:
         entries = [(e, i) for e, i in entries if e == cls or not chooses_decoder(resolver, e, cls, gap.owner.parameter)]
         entries = [(e, i) for e, i in entries if any(not has_member(resolver, e, m) for m in gap.missing)]
         return replace(gap, entries=tuple(entries)) if entries else None
+
+    def choosers(self, gap: OwnerGap) -> list[ClassEntity]:
+        """Registered subclasses that hold another decoder than gap's class only because their
+        constructor passes it up (one assigning a decoder itself is an owner of its own)."""
+        resolver, cls = self.resolver, gap.cls
+        out = []
+        for entry in self.entries_of(cls):
+            mro = resolver.mro(entry)
+            if entry == cls or is_draft(entry) or any(a in resolver.info(c).self_assigns for c in mro[:mro.index(cls)]
+                                                      for a in DECODER_ATTRS):
+                continue
+            if chooses_decoder(resolver, entry, cls, gap.owner.parameter):
+                out.append(entry)
+        return out
 
     def entries_of(self, cls: ClassEntity) -> list[ClassEntity]:
         """cls itself if registered, and every scanned EntryClass entry that subclasses it.

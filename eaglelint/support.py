@@ -142,9 +142,7 @@ class _Judge:
                 return UNKNOWN, f"lacks {lacks}; cannot tell whether self.{owner.attr} collects aux hidden " \
                                 f"states: {why or 'no class resolved'}"
             why = "it has no self.lm_head" if not owner.head else "its forward makes no logits call of its own" \
-                if not self.analysis.computes_logits(entry) else f"its constructor passes {owner.cls.qualname} this " \
-                "decoder; the owner rule judges the class that assigns it" if owner.cls != entry \
-                else "no rule writes this pack's members on owners"
+                if not self.analysis.computes_logits(entry) else "no rule writes this pack's members on owners"
             return IMPLEMENTABLE, f"lacks {lacks}; its decoder {owner.decoders[0].cls.qualname} collects aux " \
                                   f"hidden states; write them by hand ({why})"
         for attr in DEFAULT_WRAPPER_ATTRS:

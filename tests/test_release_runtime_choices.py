@@ -74,3 +74,16 @@ def test_llava_conditional_generation_is_config_dependent_and_says_so(version):
     assert [f.code for f in found] == ["EGL010"]
     assert "depends on the checkpoint's config" in found[0].message
     assert "outside the scanned tree" not in found[0].message
+
+
+def test_0_5_10_post1_qwen3_vl_moe_judged_with_its_own_decoder_and_0_5_11_clean():
+    # 0.5.10.post1 qwen3_vl_moe.py: Qwen3VLMoeForConditionalGeneration passes
+    # language_model_cls=Qwen3MoeLLMModel up; that decoder's forward collects through
+    # layers_to_capture, and neither qwen3_vl.py nor qwen3_vl_moe.py defines the two members
+    # (SGLang issue #17935, Qwen3-VL-30B-A3B). 0.5.11 added them to Qwen3VLForConditionalGeneration.
+    found = [f for f in check([models_dir("0.5.10.post1")])
+             if f.class_name == "Qwen3VLMoeForConditionalGeneration"]
+    assert {(f.method, f.wrapped_class) for f in found} == {
+        ("set_eagle3_layers_to_capture", "Qwen3MoeLLMModel"), ("get_embed_and_head", "Qwen3MoeLLMModel")}
+    assert all(f.entry_class for f in found)
+    assert not [f for f in check([models_dir("0.5.11")]) if Path(f.path).name == "qwen3_vl_moe.py"]

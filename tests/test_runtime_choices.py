@@ -88,3 +88,27 @@ def test_cache_codec_carries_super_calls_and_abstract_builders():
     base = Project().summary(MODELS / "runtime_choice_factory.py").classes["MiniBaseModel"]
     assert base.methods["init_llm"].abstract
     assert Path(MODELS / "registry.py").is_file()
+
+
+def test_owner_subclass_passing_a_collecting_decoder_gets_the_siblings_members(tmp_path):
+    """The subclass's own verdict is fixable: the members its decoder's sibling
+    (OwnerDecoderForCausalLM) writes, copied verbatim into the subclass, nothing into the base."""
+    shutil.copytree(FIXTURES / "check" / "sglang", tmp_path / "sglang")
+    models = tmp_path / "sglang" / "srt" / "models"
+    owner = models / "owner_constructor_choice.py"
+    before = owner.read_text()
+    run = subprocess.run([sys.executable, "-m", "eaglelint", "fix", "--write", "--isolated", "--no-cache",
+                          "--select", "EGL040", str(models)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    sibling = (MODELS / "owner_decoder_lm.py").read_text().splitlines(keepends=True)
+    tree = ast.parse("".join(sibling))
+    lm = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "OwnerDecoderForCausalLM")
+    copied = {fn.name: "".join(sibling[fn.lineno - 1 - len(fn.decorator_list):fn.end_lineno])
+              for fn in lm.body if isinstance(fn, ast.FunctionDef)}
+    end = "        super().__init__(config, quant_config, prefix, decoder_cls=OwnerDecoderModel)\n"
+    expected = before.replace("from torch import nn\n", "from typing import List, Optional\n\nfrom torch import nn\n")
+    expected = expected.replace(end, end + "\n" + copied["set_eagle3_layers_to_capture"] + "\n"
+                                + copied["get_embed_and_head"])
+    assert owner.read_text() == expected
+    after = check_files(discover([models]).files, CheckOptions(tuple(select_interfaces(None)))).findings
+    assert not [f for f in after if "ChoiceFor" in f.class_name]

@@ -19,7 +19,7 @@ import json
 from .refs import Ref
 from .summary import ClassInfo, FunctionInfo, ModuleSummary, Param, WrapperAssign
 
-HEADER = b"eaglelint-cache 1\n"  # bump the number when the layout below changes
+HEADER = b"eaglelint-cache 2\n"  # bump the number when the layout below changes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # an entry larger than this is not ours: refused unread
 
 
@@ -72,7 +72,7 @@ def _refs(refs) -> list:
 def _function(f: FunctionInfo) -> list:
     return [f.name, f.line, [[p.name, p.kind, p.annotation, p.default] for p in f.params], f.returns_value,
             _refs(f.returns), list(f.decorators), f.return_annotation, f.is_async, list(f.signature_names),
-            f.keeps_argument]
+            f.keeps_argument, _refs(f.super_calls), f.abstract]
 
 
 def _node(v):
@@ -160,12 +160,13 @@ def _load_refs(v) -> tuple[Ref, ...]:
 
 
 def _load_function(v) -> FunctionInfo:
-    name, line, params, returns_value, returns, decorators, annotation, is_async, names, keeps = _list(v)
+    name, line, params, returns_value, returns, decorators, annotation, is_async, names, keeps, *more = _list(v)
+    supers, abstract = more
     return FunctionInfo(
         _str(name), _int(line),
         tuple(Param(_str(n), _str(k), _opt_str(a), _opt_str(d)) for n, k, a, d in map(_list, _list(params))),
         _bool(returns_value), _load_refs(returns), _strs(decorators), _opt_str(annotation), _bool(is_async),
-        _strs(names), _bool(keeps))
+        _strs(names), _bool(keeps), _load_refs(supers), _bool(abstract))
 
 
 def _load_node(v):

@@ -17,6 +17,7 @@ from .scope import Scope
 MAX_EXPANSION = 64  # refs kept for one local name
 MAX_REF_DEPTH = 64  # nesting of one expression that is followed
 MAX_REF_WORK = 5000  # expression nodes visited for one value
+REGISTRY_LOOKUP = "resolve_model_cls"  # SGLang's ModelRegistry: architecture name -> EntryClass class
 
 
 def expression_refs(node: ast.AST, scope: Scope | None) -> list[Ref]:
@@ -57,6 +58,8 @@ class _Refs:
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
                 return [Ref("item", args=(b,)) for b in sub(func.value)]
+            if isinstance(func, ast.Attribute) and func.attr == REGISTRY_LOOKUP:
+                return [_registry(node, scope)]
             return [Ref("call", args=(c,)) for c in sub(func)]
         if isinstance(node, ast.Subscript):
             return [Ref("item", args=(b,)) for b in sub(node.value)]
@@ -74,3 +77,19 @@ class _Refs:
             return [Ref("const", repr(node.value)[:40])]
         return [Ref("unknown", f"{type(node).__name__} expression at line {node.lineno}")]
 
+
+
+def _registry(call: ast.Call, scope: Scope | None) -> Ref:
+    """`ModelRegistry.resolve_model_cls(arch)`, which returns `(model class, arch)`: a
+    literal architecture name (or list of them, tried in order) is a `registry` Ref the
+    resolver looks up in EntryClass; any other is decided at load time, by the config."""
+    arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "architectures"), None)
+    names = [arg] if not isinstance(arg, (ast.List, ast.Tuple)) else arg.elts
+    if names and all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names):
+        return Ref("registry", ",".join(n.value for n in names))
+    text = ast.unparse(arg)[:60] if arg is not None else "no architecture"
+    params = [n for n, bound in (scope.exprs.items() if scope else ()) if any(
+        isinstance(b, Ref) and b.kind == "param" for b in bound)]
+    source = "the checkpoint's config" if any("config" in n for n in params) else "values known only at load time"
+    return Ref("unknown", f"chosen at load time: SGLang's ModelRegistry.{REGISTRY_LOOKUP}({text}) looks up an "
+                          f"architecture name that depends on {source}")

@@ -17,7 +17,7 @@ import ast
 import builtins
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .checker import Finding
@@ -284,6 +284,7 @@ def _plan_file(path: Path, classes: dict[str, list[Finding]], analysis: OwnerAna
         owner = analysis.owner(ClassEntity(str(path), qualname))
         if owner is None:
             raise NotFixable(f"{qualname} is no longer an owner class")
+        owner = replace(owner, cls=ClassEntity(str(path), qualname))  # a subclass choosing its decoder gets them
         asked = {f.method for f in items}
         cls_plan = plan_class(analysis, owner, tuple(m for m in OWNER_MEMBERS if m in asked), imports)
         for name, provider in cls_plan.names.items():

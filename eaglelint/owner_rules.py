@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .checker import Finding, display_path
+from .choices import held_classes
 from .interfaces import InterfaceMethod
 from .members import has_member
 from .modules import Project
@@ -148,7 +149,12 @@ def owner_findings(resolver: Resolver, project: Project, raws: dict[Path, bytes]
                 continue
             try:
                 gap = owner_gap(analysis, cls, tuple(wanted))
-                if gap is None or not gap.owner.head or gap.owner.collects is not True \
+                if gap is None:
+                    continue
+                for entry in registry.choosers(gap):  # subclasses passing another decoder: their own verdict
+                    own = _chooser_gap(analysis, entry, tuple(wanted))
+                    out += _findings(analysis, own, wanted) if own else []
+                if not gap.owner.head or gap.owner.collects is not True \
                         or not analysis.computes_logits(cls):
                     continue
                 gap = registry.registered(gap)
@@ -157,6 +163,16 @@ def owner_findings(resolver: Resolver, project: Project, raws: dict[Path, bytes]
             except Exception as exc:
                 out.append(failed(cls, exc))
     return out
+
+
+def _chooser_gap(analysis: OwnerAnalysis, entry: ClassEntity, members: tuple[str, ...]) -> OwnerGap | None:
+    """A registered subclass whose constructor passes its base another decoder (choices.py),
+    judged as an owner of that decoder; the members are written into the subclass."""
+    own = analysis.owner(entry)
+    if own is None or not own.head or own.collects is not True or not analysis.computes_logits(entry):
+        return None
+    missing = tuple(m for m in members if not has_member(analysis.resolver, entry, m))
+    return OwnerGap(replace(own, cls=entry), entry, missing, ((entry, True),)) if missing else None
 
 
 def owner_gap(analysis: OwnerAnalysis, cls: ClassEntity, members: tuple[str, ...]) -> OwnerGap | None:
@@ -185,6 +201,20 @@ class Registry:
         entries = [(e, i) for e, i in entries if any(not has_member(resolver, e, m) for m in gap.missing)]
         return replace(gap, entries=tuple(entries)) if entries else None
 
+    def choosers(self, gap: OwnerGap) -> list[ClassEntity]:
+        """Registered subclasses that hold another decoder than gap's class only because their
+        constructor passes it up (one assigning a decoder itself is an owner of its own)."""
+        resolver, cls = self.resolver, gap.cls
+        out = []
+        for entry in self.entries_of(cls):
+            mro = resolver.mro(entry)
+            if entry == cls or is_draft(entry) or any(a in resolver.info(c).self_assigns for c in mro[:mro.index(cls)]
+                                                      for a in DECODER_ATTRS):
+                continue
+            if chooses_decoder(resolver, entry, cls, gap.owner.parameter):
+                out.append(entry)
+        return out
+
     def entries_of(self, cls: ClassEntity) -> list[ClassEntity]:
         """cls itself if registered, and every scanned EntryClass entry that subclasses it.
         Only files that define a class naming cls (or such a subclass) among its bases
@@ -211,16 +241,18 @@ class Registry:
 
 
 def chooses_decoder(resolver: Resolver, sub: ClassEntity, owner: ClassEntity, parameter: str | None) -> bool:
-    """A subclass that holds a decoder of its own, or (where the owner's decoder is a
-    parameter's default) has its own __init__, which may pass another class: its
-    verdict is not the owner's."""
+    """A subclass whose instances hold another decoder than the owner's: it assigns one
+    itself, its constructor passes another class up (choices.py), or (where the decoder
+    is the default of a parameter of another method) it has its own __init__, which may
+    pass another class: its verdict is not the owner's."""
     for c in resolver.mro(sub):
         if c == owner:
-            return False
+            break
         info = resolver.info(c)
         if any(a in info.self_assigns for a in DECODER_ATTRS) or (parameter and "__init__" in info.methods):
             return True
-    return False
+    return any(held_classes(resolver, sub, a) != held_classes(resolver, owner, a)
+               for a in DECODER_ATTRS if a in resolver.info(owner).self_assigns)
 
 
 def _findings(analysis: OwnerAnalysis, gap: OwnerGap, wanted: dict[str, InterfaceMethod]) -> list[Finding]:

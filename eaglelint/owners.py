@@ -196,18 +196,19 @@ class OwnerAnalysis:
             info = resolver.info(c)
             for attr in DECODER_ATTRS:
                 if attr in info.self_assigns:
-                    owner = self._owner(c, attr)
+                    owner = self._owner(c, attr, cls)
                     return replace(owner, head=head) if owner else None
         return None
 
-    def _owner(self, cls: ClassEntity, attr: str) -> Owner | None:
+    def _owner(self, cls: ClassEntity, attr: str, instance: ClassEntity) -> Owner | None:
+        """cls's self.<attr>, in an instance of `instance` (a subclass may pass another class)."""
         classes: list[ClassEntity] = []
         reasons: list[str] = []
         params: list[str] = []
         assigns = self.resolver.info(cls).self_assigns[attr]
         for assign in assigns:
             for value in assign.values:
-                for ent in self._values(cls, value, assign.line, params):
+                for ent in self._values(cls, value, assign.line, params, instance):
                     if isinstance(ent, InstanceEntity) and ent.cls not in classes:
                         classes.append(ent.cls)
                     elif isinstance(ent, Unknown):
@@ -218,11 +219,10 @@ class OwnerAnalysis:
         return Owner(cls, attr, assigns[0].line, decoders, tuple(dict.fromkeys(reasons)),
                      params[0] if params else None)
 
-    def _values(self, cls: ClassEntity, value: Ref, line: int, params: list[str]) -> list:
-        """What a value may denote; a parameter with a default (`language_model_cls=Qwen3LLMModel`)
-        stands for its default, the class the code uses unless a caller passes another."""
+    def _values(self, cls: ClassEntity, value: Ref, line: int, params: list[str], instance: ClassEntity) -> list:
+        """What a value may denote; a method parameter stands for its default (choices.py: __init__'s)."""
         out = []
-        for ent in self.resolver.evaluate(value, cls.path, cls):
+        for ent in self.resolver.evaluate(value, cls.path, instance):
             match = _PARAMETER.fullmatch(ent.reason) if isinstance(ent, Unknown) else None
             default = self._default(cls, line, match.group(1)) if match else None
             if default:

@@ -125,6 +125,10 @@ class Resolver:
             return self._self_attr(owner, ref.name, depth)
         if kind == "const":
             return []
+        if kind in ("param", "registry"):
+            from .choices import bound_parameter, registry_lookup  # they build on this module
+            return bound_parameter(self, ref, path, owner, depth) if kind == "param" else \
+                registry_lookup(self, ref, path)
         return [Unknown(ref.name or "expression eaglelint cannot follow")]
 
     def unparsable(self, path: str) -> Unknown:
@@ -216,8 +220,8 @@ class Resolver:
             fn = self.function(callee)
             if fn is None:
                 return [Unknown(f"cannot read {callee.name}")]
-            if not fn.returns:
-                return [Unknown(f"{callee.name}() returns nothing eaglelint can follow")]
+            if not fn.returns:  # an abstract builder: the class calling it never exists
+                return [] if fn.abstract else [Unknown(f"{callee.name}() returns nothing eaglelint can follow")]
             return [e for r in fn.returns for e in self.evaluate(r, callee.path, callee.bound, depth)]
         if isinstance(callee, Unknown):
             return [callee]

@@ -44,14 +44,17 @@ def walk_local(body: list[ast.stmt]) -> list[ast.stmt]:
 class Scope:
     """Local bindings of one function: name -> the expressions (or refs) bound to it."""
 
-    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | None, stmts: list[ast.stmt] | None = None):
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | None, stmts: list[ast.stmt] | None = None,
+                 where: str = ""):
+        """`where` names the function (`Class.method`, `function`): a parameter is kept as a
+        `param` Ref of it, which the resolver binds to what a caller passes or its default."""
         self.exprs: dict[str, list[ast.AST | Ref]] = {}
         if fn is None:
             return
         a = fn.args
         for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
             if arg is not None and arg.arg != "self":
-                self.exprs[arg.arg] = [Ref("unknown", f"parameter '{arg.arg}'")]
+                self.exprs[arg.arg] = [Ref("param", arg.arg, where)]
         for node in stmts if stmts is not None else walk_local(fn.body):
             if isinstance(node, ast.Assign):
                 for target in node.targets:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from .class_body import class_statements, dotted, late_members, returns_argument_unchanged, star_module
 from .exprs import MAX_EXPANSION, expression_refs
 from .forwarding import Node, compile_getattr, string_set
+from .method_facts import only_raises_not_implemented, super_calls
 from .refs import Ref
 from .scope import Scope, import_bindings, walk_local
 from .sources import SourceLines
@@ -43,6 +44,8 @@ class FunctionInfo:
     # the signature into another file must import them there.
     signature_names: tuple[str, ...] = ()
     keeps_argument: bool = False  # returns its first argument untouched (a harmless class decorator)
+    super_calls: tuple[Ref, ...] = ()  # `super().m(...)` / `Base.m(self, ...)`: what each passes (exprs.py)
+    abstract: bool = False  # its body only raises NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -92,15 +95,15 @@ def summarize(tree: ast.Module, source: str, path: str) -> ModuleSummary:
 class _Body:
     """A function's statements, walked once; its local scope, built only if asked for."""
 
-    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef):
-        self.fn = fn
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, where: str = ""):
+        self.fn, self.where = fn, where
         self.stmts = walk_local(fn.body)
         self._scope: Scope | None = None
 
     @property
     def scope(self) -> Scope:
         if self._scope is None:
-            self._scope = Scope(self.fn, self.stmts)
+            self._scope = Scope(self.fn, self.stmts, self.where)
         return self._scope
 
 
@@ -126,7 +129,7 @@ class _Summarizer:
             if isinstance(node, ast.ClassDef):
                 self.classdef(node, prefix="")
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.mod.functions[node.name] = self.function(node, _Body(node))
+                self.mod.functions[node.name] = self.function(node, _Body(node, node.name))
 
     def bind(self, name: str, ref: Ref) -> None:
         self.mod.names.setdefault(name, []).append(ref)
@@ -179,7 +182,7 @@ class _Summarizer:
         getattr_fn = None
         for stmt in stmts:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                body = _Body(stmt)
+                body = _Body(stmt, f"{qualname}.{stmt.name}")
                 fn = self.function(stmt, body)
                 info.methods[stmt.name] = fn
                 self.self_assigns(body, info)
@@ -258,6 +261,7 @@ class _Summarizer:
             is_async=isinstance(fn, ast.AsyncFunctionDef),
             signature_names=tuple(sorted(names)),
             keeps_argument=returns_argument_unchanged(fn),
+            super_calls=super_calls(body.stmts, lambda: body.scope), abstract=only_raises_not_implemented(fn),
         )
 
     def params(self, a: ast.arguments) -> tuple[tuple[Param, ...], set[str]]:

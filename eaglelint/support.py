@@ -129,7 +129,8 @@ class _Judge:
         """A gap no rule reports: say why it cannot be filled, or what eaglelint cannot tell."""
         resolver, lacks = self.resolver, ", ".join(missing)
         owner = self.analysis.owner(entry)
-        if owner is not None and owner.cls != entry and chooses_decoder(resolver, entry, owner.cls, owner.parameter):
+        if owner is not None and owner.parameter and owner.cls != entry and \
+                chooses_decoder(resolver, entry, owner.cls, owner.parameter):
             return UNKNOWN, f"lacks {lacks}; its own __init__ may pass {owner.cls.qualname} another decoder than " \
                             f"the default of {owner.parameter} (a run-time choice eaglelint does not follow yet)"
         if owner is not None:

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .checker import Finding, code_for, display_path
+from .choices import held_classes
 from .delegation import refusal
 from .interfaces import InterfaceMethod
 from .members import presence
 from .modules import Project
 from .refs import Ref
-from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
+from .resolve import ClassEntity, Member, Resolver, Unknown
 from .roles import is_draft
 from .summary import free_names_of_text
 
@@ -37,25 +38,9 @@ class Run:
 
 
 def wrapped_candidates(resolver: Resolver, wrapper: ClassEntity, attr: str) -> tuple[list[ClassEntity], list[str]]:
-    """Classes `self.<attr>` may hold, and why the rest could not be resolved.
-
-    The assignments are the first ones up the MRO, evaluated with `self` standing for
-    `wrapper`: a subclass's own class attribute or builder method is the one used."""
-    classes: list[ClassEntity] = []
-    reasons: list[str] = []
-    owner = next((c for c in resolver.mro(wrapper) if attr in resolver.info(c).self_assigns), wrapper)
-    for assign in resolver.info(owner).self_assigns.get(attr, []):
-        for value in assign.values:
-            for ent in resolver.evaluate(value, owner.path, wrapper):
-                if isinstance(ent, InstanceEntity):
-                    if ent.cls not in classes:
-                        classes.append(ent.cls)
-                elif isinstance(ent, Unknown):
-                    reasons.append(ent.reason)
-                else:
-                    kind = type(ent).__name__.removesuffix("Entity").lower()
-                    reasons.append(f"line {assign.line}: assigned a {kind}, not an instance")
-    return classes, list(dict.fromkeys(reasons))
+    """Classes `self.<attr>` may hold in an instance of wrapper (choices.py), and why the rest
+    could not be resolved."""
+    return held_classes(resolver, wrapper, attr)
 
 
 def is_component(mod, info) -> bool:
@@ -98,6 +83,7 @@ def _judge(run: Run, cls: ClassEntity, attr: str, methods: list[InterfaceMethod]
     if not classes:
         if not reasons or all(presence(resolver, cls, m.name, attr) is True for m in methods):
             return []  # only ever None or constants, or a __getattr__ forwards every member
+        subs = [(s, e) for s, e in subs if not all(presence(resolver, s, m.name, attr) is True for m in methods)]
         labels = _labels(cls, subs)
         also = f"; inherited by {', '.join(labels)}" if labels else ""
         return [Finding(path, info.line, info.column, UNRESOLVED,

@@ -22,6 +22,7 @@ FILES = sorted(TREE.rglob("*.py"))
 EXPECT = re.compile(r"#\s*expect:\s*(.*)$")
 TOKEN = re.compile(r"(EGL\d{3})(?:\[(\w+)\])?")
 PACKS = re.compile(r"interfaces:\s*([\w,]+)")
+ATTRS = re.compile(r"wrapper-attributes:\s*([\w,]+)")
 
 
 def packs_of(path: Path) -> str | None:
@@ -29,10 +30,19 @@ def packs_of(path: Path) -> str | None:
     return m.group(1) if m else None
 
 
+def attrs_of(path: Path) -> str | None:
+    """`wrapper-attributes: llm` near the top: the fixture is checked with that restriction."""
+    m = ATTRS.search("\n".join(path.read_text().splitlines()[:8]))
+    return m.group(1) if m else None
+
+
 @cache
-def findings_with(packs: str | None):
+def findings_with(packs: str | None, attrs: str | None = None):
     files = discover([TREE]).files
-    return check_files(files, CheckOptions(tuple(select_interfaces(packs.split(",") if packs else None)))).findings
+    options = CheckOptions(tuple(select_interfaces(packs.split(",") if packs else None)))
+    if attrs:
+        options = CheckOptions(options.interfaces, tuple(attrs.split(",")))
+    return check_files(files, options).findings
 
 
 def expected(path: Path) -> set[tuple[int, str, str | None]]:
@@ -51,7 +61,7 @@ def findings():
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_fixture_findings_match_inline_expectations(path):
-    found = {(f.line, f.code, f.method) for f in findings_with(packs_of(path))
+    found = {(f.line, f.code, f.method) for f in findings_with(packs_of(path), attrs_of(path))
              if Path(f.path).resolve() == path.resolve()}
     assert found == expected(path)
 

@@ -86,7 +86,8 @@ HAND_CHECKED = {
         "Gemma3ForConditionalGeneration": NOT_SUPPORTED,  # its Gemma3ForCausalLM lacks both too
         "LlavaForConditionalGeneration": UNKNOWN,  # registry lookup by architecture name
         "DeepseekV3ForCausalLMNextN": UNKNOWN,  # a draft
-        "Qwen3VLMoeForConditionalGeneration": UNKNOWN,  # passes its own language_model_cls
+        # passes language_model_cls=Qwen3MoeLLMModel up, whose forward reads layers_to_capture; no members
+        "Qwen3VLMoeForConditionalGeneration": IMPLEMENTABLE,
     },
     "0.5.23": {
         "KimiK25ForConditionalGeneration": SUPPORTED,

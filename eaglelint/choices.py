@@ -1,0 +1,117 @@
+"""Classes chosen at run time, resolved where the code decides.
+
+Why: SGLang often picks the model a class holds by a value decided when it is built:
+a constructor parameter with a default (`language_model_cls=Qwen3LLMModel`, which a
+subclass overrides by passing another class up through `super().__init__`), or a
+lookup in SGLang's model registry by architecture name. The engine's loader builds a
+served model as `model_class(config=..., quant_config=...)` (model_loader/loader.py
+`_initialize_model`), so a constructor parameter it does not pass takes its default,
+unless a subclass's `__init__` passes another; that binding is followed here, per
+class `self` stands for, so that each subclass gets its own verdict. A name registered
+with SGLang's registry is the class of that name in some module's `EntryClass`
+(models/registry.py `import_model_classes` keys entries by `__name__`).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from .exprs import expression_refs
+from .refs import Ref
+from .resolve import ClassEntity, Entity, InstanceEntity, Resolver, SeqEntity, Unknown
+from .summary import FunctionInfo, Param
+
+CONSTRUCTOR = "__init__"
+
+
+def held_classes(resolver: Resolver, cls: ClassEntity, attr: str) -> tuple[list[ClassEntity], list[str]]:
+    """Classes `self.<attr>` may hold in an instance of cls, and why the rest could not be resolved.
+
+    The assignments are the first ones up the MRO, evaluated with `self` standing for
+    cls: a subclass's own class attribute, builder method or constructor argument is the
+    one used."""
+    classes: list[ClassEntity] = []
+    reasons: list[str] = []
+    owner = next((c for c in resolver.mro(cls) if attr in resolver.info(c).self_assigns), cls)
+    for assign in resolver.info(owner).self_assigns.get(attr, []):
+        for value in assign.values:
+            for ent in resolver.evaluate(value, owner.path, cls):
+                if isinstance(ent, InstanceEntity):
+                    if ent.cls not in classes:
+                        classes.append(ent.cls)
+                elif isinstance(ent, Unknown):
+                    reasons.append(ent.reason)
+                else:
+                    kind = type(ent).__name__.removesuffix("Entity").lower()
+                    reasons.append(f"line {assign.line}: assigned a {kind}, not an instance")
+    return classes, list(dict.fromkeys(reasons))
+
+
+def bound_parameter(resolver: Resolver, ref: Ref, path: str, owner: ClassEntity | None, depth: int) -> list[Entity]:
+    """What a constructor parameter holds in an instance of `owner`: what the nearest
+    subclass `__init__` passes up for it, else its default. Parameters of other functions
+    (their callers pass what they like) stay unknown."""
+    unknown: list[Entity] = [Unknown(f"parameter '{ref.name}'")]
+    cls_name, _, method = ref.attr.rpartition(".")
+    mod = resolver.module(path)
+    if method != CONSTRUCTOR or mod is None or cls_name not in mod.classes:
+        return unknown
+    definer = ClassEntity(path, cls_name)
+    fn = mod.classes[cls_name].methods.get(CONSTRUCTOR)
+    param = next((p for p in fn.params if p.name == ref.name), None) if fn else None
+    if fn is None or param is None or param.kind in ("vararg", "varkw"):
+        return unknown
+    mro = resolver.mro(owner) if owner is not None else []
+    callers = [c for c in mro[:mro.index(definer)] if CONSTRUCTOR in resolver.info(c).methods] \
+        if definer in mro else []
+    if callers:
+        caller = callers[-1]  # its super().__init__ reaches the definer's
+        passed = _passed(resolver, caller, definer, fn, param)
+        if passed:
+            return [e for r in passed for e in resolver.evaluate(r, caller.path, owner, depth)]
+    if param.default is None:
+        return unknown
+    try:
+        default = expression_refs(ast.parse(param.default.strip(), mode="eval").body, None)
+    except (SyntaxError, RecursionError):
+        return unknown
+    return [e for r in default for e in resolver.evaluate(r, path, None, depth)]
+
+
+def _passed(resolver: Resolver, caller: ClassEntity, definer: ClassEntity, fn: FunctionInfo,
+            param: Param) -> list[Ref]:
+    """The values caller's `__init__` passes for `param` to the definer's, by keyword or
+    position; none where it does not pass it (a starred argument forwards what the
+    loader passed, which never includes such a parameter)."""
+    positional = [p.name for p in fn.params if p.kind in ("posonly", "pos")][1:]  # after self
+    out: list[Ref] = []
+    for call in resolver.info(caller).methods[CONSTRUCTOR].super_calls:
+        if call.name != CONSTRUCTOR:
+            continue
+        args = list(call.args)
+        if args and args[0].kind == "target":
+            bases = [e for r in args.pop(0).args for e in resolver.evaluate(r, caller.path, None)]
+            if not any(isinstance(b, ClassEntity) and definer in resolver.mro(b) for b in bases):
+                continue  # `nn.Module.__init__(self)` beside `Base.__init__(self, ...)`
+        for arg in args:
+            by_position = arg.name.isdigit() and int(arg.name) < len(positional) \
+                and positional[int(arg.name)] == param.name
+            if by_position or (arg.name == param.name and param.kind != "posonly"):
+                out.extend(arg.args)
+    return out
+
+
+def registry_lookup(resolver: Resolver, ref: Ref, path: str) -> list[Entity]:
+    """`ModelRegistry.resolve_model_cls("Arch")`: `(the class, "Arch")`, the class being the
+    EntryClass entry of that name in the models folder (the first name found, as the
+    registry tries a list in order)."""
+    folder = Path(path).parent
+    if not (folder / "registry.py").is_file():
+        return [Unknown(f"{folder.name} has no SGLang model registry (registry.py)")]
+    for name in ref.name.split(","):
+        for file in sorted(folder.glob("*.py")):
+            mod = resolver.module(str(file))
+            if mod is not None and name in mod.entry_classes:
+                return [SeqEntity(str(file), None, (Ref("name", name), Ref("const", repr(name))))]
+    return [Unknown(f"no module of {folder.name} lists {ref.name.replace(',', ' or ')} in its EntryClass")]

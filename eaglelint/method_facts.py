@@ -1,0 +1,51 @@
+"""What a method tells about how an object is built: what it passes up to its base's
+method (`super().__init__(..., language_model_cls=X)`), and whether it only raises.
+
+Why: a class held by a constructor parameter is chosen by the subclass that passes it
+up (choices.py), and a builder that only raises NotImplementedError means the class
+calling it is abstract: only subclasses overriding the builder are ever built.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .exprs import expression_refs
+from .refs import Ref
+
+
+def only_raises_not_implemented(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """An abstract builder (`def init_llm(...): raise NotImplementedError`, MiniCPM-V's base):
+    a class whose constructor calls it never exists; only subclasses that override it do."""
+    body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(
+        fn.body[0].value, ast.Constant) else fn.body
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+
+
+def super_calls(stmts: list[ast.stmt], scope_of) -> tuple[Ref, ...]:
+    """What a method passes up to its base's method of the same kind: one `super` Ref per
+    `super().m(...)` or `Base.m(self, ...)` statement, named m; its args are `arg` Refs
+    named by keyword or position (`*` for a starred argument), a `Base.m` call's first
+    arg being `target` (the base). `scope_of()` gives the local scope, built only if needed."""
+    out: list[Ref] = []
+    for stmt in stmts:
+        call = stmt.value if isinstance(stmt, (ast.Expr, ast.Return)) else None
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+            continue
+        target, args = call.func.value, list(call.args)
+        if isinstance(target, ast.Call) and isinstance(target.func, ast.Name) and target.func.id == "super":
+            head: list[Ref] = []
+        elif args and isinstance(args[0], ast.Name) and args[0].id == "self" and isinstance(
+                target, (ast.Name, ast.Attribute)):
+            head, args = [Ref("target", args=tuple(expression_refs(target, None)))], args[1:]
+        else:
+            continue
+        scope = scope_of()
+        passed = [Ref("arg", "*" if isinstance(a, ast.Starred) else str(i), args=tuple(expression_refs(a, scope)))
+                  for i, a in enumerate(args)]
+        passed += [Ref("arg", k.arg or "*", args=tuple(expression_refs(k.value, scope))) for k in call.keywords]
+        out.append(Ref("super", call.func.attr, args=tuple(head + passed)))
+    return tuple(out)

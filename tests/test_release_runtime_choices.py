@@ -1,0 +1,89 @@
+"""Classes chosen at run time, on real SGLang releases; each expectation derived from the
+release's source, as the comments say."""
+
+from pathlib import Path
+
+import pytest
+from fetch_sglang import models_dir
+
+from eaglelint.checker import CheckOptions, check_files
+from eaglelint.choices import held_classes
+from eaglelint.discover import discover
+from eaglelint.interfaces import select_interfaces
+from eaglelint.modules import Project
+from eaglelint.resolve import ClassEntity, Resolver
+
+pytestmark = pytest.mark.release
+
+
+def held(version: str, file: str, cls: str, attr: str) -> set[str]:
+    resolver = Resolver(Project())
+    classes, reasons = held_classes(resolver, ClassEntity(str(models_dir(version) / file), cls), attr)
+    assert not reasons
+    return {c.qualname for c in classes}
+
+
+def check(paths, attrs=("language_model",)):
+    options = CheckOptions(tuple(select_interfaces(["all"])), attrs)
+    return check_files(discover(paths).files, options).findings
+
+
+def test_0_5_23_qwen3_vl_family_each_holds_what_its_constructor_passes():
+    # qwen3_vl.py: Qwen3VLForConditionalGeneration.__init__(..., language_model_cls=Qwen3LLMModel)
+    # then self.model = language_model_cls(...); the loader passes only config/quant_config.
+    assert held("0.5.23", "qwen3_vl.py", "Qwen3VLForConditionalGeneration", "model") == {"Qwen3LLMModel"}
+    # qwen3_5.py: __init__(..., language_model_cls=Qwen3_5ForCausalLM), then
+    # super().__init__(config, quant_config, prefix, language_model_cls): positional.
+    assert held("0.5.23", "qwen3_5.py", "Qwen3_5ForConditionalGeneration", "model") == {"Qwen3_5ForCausalLM"}
+    assert held("0.5.23", "qwen3_5.py", "Qwen3_5MoeForConditionalGeneration", "model") == {"Qwen3_5MoeForCausalLM"}
+    # qwen3_vl_moe.py: language_model_cls=Qwen3MoeLLMModel, passed up the same way
+    assert held("0.5.23", "qwen3_vl_moe.py", "Qwen3VLMoeForConditionalGeneration", "model") == {"Qwen3MoeLLMModel"}
+    # cosmos3.py: super().__init__(config=config, quant_config=quant_config, prefix=prefix): the default
+    assert held("0.5.23", "cosmos3.py", "Cosmos3ForConditionalGeneration", "model") == {"Qwen3LLMModel"}
+    # qwen4_exp.py: language_model_cls=Qwen4ExpVLModel, passed up positionally
+    assert held("0.5.23", "qwen4_exp.py", "Qwen4ExpForConditionalGeneration", "model") == {"Qwen4ExpVLModel"}
+
+
+def test_0_5_10_post1_qwen3_vl_owner_gap_not_pinned_on_subclasses_choosing_another_decoder():
+    # Qwen3_5*, Qwen3VLMoe and InternS1Pro (interns1pro.py: language_model_cls=InternS1ProTextModel)
+    # each pass another class up: the base's EGL040 is not theirs.
+    found = [f for f in check([models_dir("0.5.10.post1")], ("language_model",))
+             if f.class_name == "Qwen3VLForConditionalGeneration"]
+    assert {f.method for f in found} == {"set_eagle3_layers_to_capture", "get_embed_and_head"}
+    assert all(f.subclasses == () for f in found)
+
+
+@pytest.mark.parametrize("version", ["0.5.9", "0.5.23"])
+def test_minicpmv_abstract_base_has_no_verdict_and_each_version_its_own_language_model(version):
+    # minicpmv.py: MiniCPMBaseModel.init_llm only raises NotImplementedError; the versions return
+    # Qwen2ForCausalLM (2_6), LlamaForCausalLM (4_0), Qwen3ForCausalLM (4_5).
+    found = check([models_dir(version)], ("llm",))
+    mine = [f for f in found if Path(f.path).name == "minicpmv.py"]
+    assert not [f for f in mine if f.class_name == "MiniCPMBaseModel"]
+    hooks = {f.class_name: f.wrapped_class for f in mine if f.method == "set_eagle3_layers_to_capture"}
+    assert hooks["MiniCPMV2_6"] == "Qwen2ForCausalLM"
+    assert hooks["MiniCPMV4_0"] == "LlamaForCausalLM"
+    assert hooks["MiniCPMV4_5"] == "Qwen3ForCausalLM"
+
+
+@pytest.mark.parametrize("version", ["0.5.9", "0.5.23"])
+def test_llava_conditional_generation_is_config_dependent_and_says_so(version):
+    # llava.py _get_sgl_model_cls: config.__class__.__name__ -> transformers' AutoModelForCausalLM
+    # mapping -> ModelRegistry.resolve_model_cls(arch): decided by the checkpoint's config.
+    found = [f for f in check([models_dir(version) / "llava.py"]) if f.class_name == "LlavaForConditionalGeneration"]
+    assert [f.code for f in found] == ["EGL010"]
+    assert "depends on the checkpoint's config" in found[0].message
+    assert "outside the scanned tree" not in found[0].message
+
+
+def test_0_5_10_post1_qwen3_vl_moe_judged_with_its_own_decoder_and_0_5_11_clean():
+    # 0.5.10.post1 qwen3_vl_moe.py: Qwen3VLMoeForConditionalGeneration passes
+    # language_model_cls=Qwen3MoeLLMModel up; that decoder's forward collects through
+    # layers_to_capture, and neither qwen3_vl.py nor qwen3_vl_moe.py defines the two members
+    # (SGLang issue #17935, Qwen3-VL-30B-A3B). 0.5.11 added them to Qwen3VLForConditionalGeneration.
+    found = [f for f in check([models_dir("0.5.10.post1")])
+             if f.class_name == "Qwen3VLMoeForConditionalGeneration"]
+    assert {(f.method, f.wrapped_class) for f in found} == {
+        ("set_eagle3_layers_to_capture", "Qwen3MoeLLMModel"), ("get_embed_and_head", "Qwen3MoeLLMModel")}
+    assert all(f.entry_class for f in found)
+    assert not [f for f in check([models_dir("0.5.11")]) if Path(f.path).name == "qwen3_vl_moe.py"]

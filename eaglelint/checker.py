@@ -119,10 +119,13 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     methods = _methods(options.interfaces)
     from .isolation import check_wrappers, class_failure  # builds on this module: imported late
     from .owner_rules import owner_findings
+    from .vllm_check import marker_findings
     from .wrapper_check import Run
 
     result.findings.extend(check_wrappers(Run(resolver, project, raws), wrappers, methods, options.interfaces))
     result.findings.extend(owner_findings(resolver, project, raws, methods, lambda c, e: class_failure(project, c, e)))
+    result.findings.extend(marker_findings(resolver, project, raws, options.interfaces, options.wrapper_attrs,
+                                           lambda c, e: class_failure(project, c, e)))
     # a module that only a resolution reached, and that cannot be parsed: the dependent's
     # EGL010 gives this as its reason, and the file itself is reported, given or not
     reported = {os.path.abspath(f.path) for f in result.findings if f.code == "EGL999"}

@@ -30,7 +30,7 @@ def cache_root() -> Path:
     return Path(xdg) / "eaglelint" / "releases"
 
 
-def _fetch(package: str, version: str, prefixes: tuple[str, ...], extra_args: tuple[str, ...] = (),
+def fetch(package: str, version: str, prefixes: tuple[str, ...], extra_args: tuple[str, ...] = (),
            drop_wheel: bool = False) -> Path:
     """Download one wheel with pip (cached), extract its .py files under `prefixes`, once.
 
@@ -90,7 +90,7 @@ def _covers(marker: Path, prefixes: tuple[str, ...]) -> bool:
 
 def release_root(version: str) -> Path:
     """A directory holding `sglang/` of that release (the import root)."""
-    return _fetch("sglang", version, ("sglang/",))
+    return fetch("sglang", version, ("sglang/",))
 
 
 def models_dir(version: str) -> Path:
@@ -109,7 +109,7 @@ def vllm_root(version: str = VLLM_VERSION) -> Path:
 
     The wheel is large (about 340 MB), so it is deleted once its model code is extracted.
     """
-    return _fetch("vllm", version, VLLM_PREFIXES, ("--platform", "manylinux_2_28_x86_64"), drop_wheel=True)
+    return fetch("vllm", version, VLLM_PREFIXES, ("--platform", "manylinux_2_28_x86_64"), drop_wheel=True)
 
 
 def vllm_models_dir(version: str = VLLM_VERSION) -> Path:

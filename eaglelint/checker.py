@@ -109,6 +109,7 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     from .held import HeldIndex, held_wrapper, tree_raws  # builds on this module: imported late
     from .isolation import check_wrappers, class_failure
     from .owner_rules import owner_findings
+    from .vllm_check import marker_findings
 
     members = pack_members(options.interfaces)
     held = None if options.wrapper_attrs else \
@@ -131,6 +132,8 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
 
     result.findings.extend(check_wrappers(Run(resolver, project, raws), wrappers, methods, options.interfaces))
     result.findings.extend(owner_findings(resolver, project, raws, methods, lambda c, e: class_failure(project, c, e)))
+    result.findings.extend(marker_findings(resolver, project, raws, options.interfaces, by_name,
+                                           lambda c, e: class_failure(project, c, e)))
     # a module that only a resolution reached, and that cannot be parsed: the dependent's
     # EGL010 gives this as its reason, and the file itself is reported, given or not
     reported = {os.path.abspath(f.path) for f in result.findings if f.code == "EGL999"}

@@ -19,6 +19,17 @@ MAX_REF_DEPTH = 64  # nesting of one expression that is followed
 MAX_REF_WORK = 5000  # expression nodes visited for one value
 REGISTRY_LOOKUP = "resolve_model_cls"  # SGLang's ModelRegistry: architecture name -> EntryClass class
 
+# vLLM's model loaders: the class they build is named by their arguments (through
+# vllm/model_executor/models/registry.py), so a call to one keeps those arguments as
+# `kw` Refs after the callee, and the call Ref is named after the loader
+# (vllm_registry.py evaluates it). Name -> its positional parameters.
+VLLM_LOADERS = {
+    "init_vllm_registered_model": ("vllm_config",),
+    "initialize_model": ("vllm_config",),
+    "with_hf_config": ("hf_config", "architectures"),
+}
+VLLM_LOADER_ARGUMENTS = ("vllm_config", "hf_config", "architectures", "model_class")
+
 
 def expression_refs(node: ast.AST, scope: Scope | None) -> list[Ref]:
     """Refs for an expression; local names are substituted from `scope` when given."""
@@ -29,6 +40,7 @@ class _Refs:
     def __init__(self, scope: Scope | None):
         self.scope = scope
         self.work = 0
+        self.strings = False  # inside a loader's arguments: keep string constants whole
 
     def of(self, node: ast.AST, seen: frozenset, depth: int) -> list[Ref]:
         if isinstance(node, Ref):
@@ -60,6 +72,9 @@ class _Refs:
                 return [Ref("item", args=(b,)) for b in sub(func.value)]
             if isinstance(func, ast.Attribute) and func.attr == REGISTRY_LOOKUP:
                 return [_registry(node, scope)]
+            loader = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if loader in VLLM_LOADERS:
+                return [Ref("call", loader, args=(c, *self.loader_arguments(node, loader, sub))) for c in sub(func)]
             return [Ref("call", args=(c,)) for c in sub(func)]
         if isinstance(node, ast.Subscript):
             return [Ref("item", args=(b,)) for b in sub(node.value)]
@@ -74,9 +89,23 @@ class _Refs:
         if isinstance(node, ast.NamedExpr):
             return sub(node.value)
         if isinstance(node, ast.Constant):
+            if self.strings and isinstance(node.value, str):
+                return [Ref("str", node.value)]
             return [Ref("const", repr(node.value)[:40])]
         return [Ref("unknown", f"{type(node).__name__} expression at line {node.lineno}")]
 
+    def loader_arguments(self, node: ast.Call, loader: str, sub) -> list[Ref]:
+        """`kw` Refs for the arguments of a vLLM loader call that choose the class it builds."""
+        named = [*zip(VLLM_LOADERS[loader], node.args, strict=False),
+                 *((k.arg, k.value) for k in node.keywords if k.arg in VLLM_LOADER_ARGUMENTS)]
+        out = []
+        for name, value in named:
+            strings, self.strings = self.strings, True
+            try:
+                out.append(Ref("kw", name, args=tuple(sub(value))))
+            finally:
+                self.strings = strings
+        return out
 
 
 def _registry(call: ast.Call, scope: Scope | None) -> Ref:

@@ -105,6 +105,10 @@ class Resolver:
             bases = self.evaluate(ref.args[0], path, owner, depth)
             return [m for base in bases for m in self.member(base, ref.name, depth)]
         if kind == "call":
+            from .vllm_registry import loaded  # a vLLM loader call (exprs.py); builds on this module: imported late
+            found = loaded(self, ref, path, owner, depth) if ref.name else None
+            if found is not None:
+                return found
             return [r for f in self.evaluate(ref.args[0], path, owner, depth) for r in self._call(f, depth)]
         if kind == "item":
             out: list[Entity] = []

@@ -1,26 +1,37 @@
-"""The fix for EGL030: list vLLM's marker protocol in the wrapper's bases, and import it.
+"""The fix for EGL030: list vLLM's marker protocol in the wrapper's bases, import it, and
+forward the protocol members the marker alone would get wrong (vllm_rules.delegations).
 
 Why this shape: vLLM model classes list their protocols last in the bases
 (`class X(nn.Module, SupportsMultiModal, SupportsPP, SupportsEagle3)`) and import them
 from `.interfaces` in one import line; the fix appends the marker to the bases
 (keeping a one-base-per-line header one per line, and wrapping a header that grows
 past 88 columns the way ruff format would) and merges the name into the import
-that already reads that module. As for method delegations, every other byte of the
-file is kept and a file is only written if the result parses.
+that already reads that module. Where the wrapper must also forward
+`set_aux_hidden_state_layers` / `get_eagle3_default_aux_hidden_state_layers` (its
+language model defines its own, as DeepseekV2ForCausalLM does, or the protocol's
+defaults cannot reach it), plain forwarding methods go at the end of the class body,
+with the language model's own signature, as vLLM's KimiK25ForConditionalGeneration
+writes them. As for method delegations, every other byte of the file is kept and a
+file is only written if the result parses.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import os
 from pathlib import Path
 
 from .checker import Finding
-from .fix import FileFix, FixPlan, _find_class, apply_edits
+from .delegation import Delegation, NotFixable, render
+from .fix import FileFix, FixPlan, _find_class, _indentation, _insert_index, apply_edits
 from .imports import MAX_LINE, ImportPlan
 from .interfaces import load_interfaces
 from .modules import Project
+from .resolve import ClassEntity, Resolver
 from .sources import SourceError, parse_source, read_source, split_lines
+from .summary import free_names_of_text
+from .vllm_check import Plan, Scan
 
 
 class _NotFixable(Exception):
@@ -70,13 +81,23 @@ def _plan_file(path: Path, findings: list[Finding], project: Project) -> FileFix
     imports = ImportPlan(tree, lines, newline, project.summary(path), project, path)
     edits: list[tuple] = []
     added = []
+    resolver = Resolver(project)
     for f in findings:
         marker = load_interfaces()[f.interface].marker
         node = _find_class(tree, f.class_name)
-        if node is None:
+        if node is None or node.body[0].lineno == node.lineno:
             raise _NotFixable("class cannot be located for editing")
+        plan = Scan(resolver, project, {}, marker).plan(ClassEntity(os.path.abspath(path), f.class_name))
+        if plan is None:
+            raise _NotFixable("its language model cannot be found again; run eaglelint check")
         edits.append(_base_edit(lines, node, marker, newline))
         added.append((f.class_name, marker))
+        if plan.delegate:
+            indent, step = _indentation(lines, node)
+            methods = [line for name in plan.delegate for line in ["", *_forward(resolver, plan, name, project,
+                                                                                  path, indent, step)]]
+            edits.append((_insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
+            added += [(f.class_name, name) for name in plan.delegate]
         _import_marker(imports, tree, project, path, marker, _marker_module(project, f, marker))
     text = apply_edits(lines, edits + imports.edits(), newline)
     try:
@@ -85,6 +106,28 @@ def _plan_file(path: Path, findings: list[Finding], project: Project) -> FileFix
         raise _NotFixable(f"edited source would not parse ({exc.msg}); nothing written") from None
     bom = b"\xef\xbb\xbf" if src.raw.startswith(b"\xef\xbb\xbf") and not src.encoding.endswith("-sig") else b""
     return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)
+
+
+def _forward(resolver: Resolver, plan: Plan, name: str, project: Project, path: Path, indent: str,
+             step: str) -> list[str]:
+    """`def name(...)` that calls the same member on the held language model."""
+    member = resolver.find_member(plan.lm, name)
+    if member is None or member.function is None:
+        raise _NotFixable(f"{plan.lm.qualname}.{name} is not a plain method; forward it by hand")
+    fn = member.function
+    bound = set(project.summary(path).names) if project.summary(path) else set()
+
+    def importable(text: str | None) -> bool:
+        return text is None or all(hasattr(builtins, n) or n in bound for n in free_names_of_text(text))
+
+    drop = frozenset(p.name for p in fn.params if not importable(p.annotation))
+    if any(p.default is not None for p in fn.params):
+        raise _NotFixable(f"{plan.lm.qualname}.{name} has parameter defaults; forward it by hand")
+    try:
+        return render(Delegation(plan.wrapper.qualname.split(".")[-1], plan.held.attr, fn, fn.returns_value,
+                                 "plain", drop, not importable(fn.return_annotation)), indent, step)
+    except NotFixable as exc:
+        raise _NotFixable(str(exc)) from None
 
 
 def _import_marker(imports: ImportPlan, tree: ast.Module, project: Project, path: Path, marker: str,

@@ -4,9 +4,17 @@ Why a rule of its own: vLLM does not call methods to find out whether a model
 supports EAGLE-3; it asks `supports_eagle3(model)`, an `isinstance` check against the
 runtime-checkable protocol `SupportsEagle3` (vllm/model_executor/models/interfaces.py),
 which model classes list in their bases. A multimodal wrapper whose language model
-class lists it, but which does not list it itself, is refused for EAGLE-3 even
-though the protocol's default methods (which reach through `self.language_model`)
-would work for it. The fix adds the protocol to the wrapper's bases and imports it.
+class lists it, but which does not list it itself, is refused for EAGLE-3.
+
+The protocol's two defaults are what the engine then calls on the wrapper
+(gpu_model_runner: `get_eagle3_default_aux_hidden_state_layers()`, then
+`set_aux_hidden_state_layers(layers)`). Both reach the language model through
+`get_language_model()` or `self.language_model`, then its `.model`, and the setter
+asserts that this decoder is an `EagleModelMixin`. So the marker alone is enough
+only where that path lands on the language model and the language model itself
+relies on the same defaults; otherwise (a DeepseekV2-style language model with its
+own setter, a model held as `self.decoder`, or two attributes deep) the wrapper must
+also delegate those members, as vLLM's own KimiK25ForConditionalGeneration does.
 """
 
 from __future__ import annotations
@@ -23,13 +31,23 @@ from .sources import SourceError, parse_source, read_source
 CODE = "EGL030"
 DECODER_CODE = "EGL031"
 MIXIN = "EagleModelMixin"  # vLLM's decoder mixin that collects the aux hidden states
+SETTER = "set_aux_hidden_state_layers"
+DEFAULT_LAYERS = "get_eagle3_default_aux_hidden_state_layers"
+DEFAULT_HOLDER = "language_model"  # the attribute the protocol's defaults fall back to
+LANGUAGE_MODEL_GETTER = "get_language_model"  # SupportsMultiModal's, which the defaults try first
 
 
 @dataclass(frozen=True)
-class MarkerGap:
-    wrapper: ClassEntity
-    wrapped: ClassEntity
-    marker: ClassEntity  # the protocol class, where it is defined
+class Held:
+    """A language model that a class holds: `self.<path[0]>[.<path[1]>]`, its candidate classes."""
+
+    path: tuple[str, ...]
+    classes: tuple[ClassEntity, ...]
+    reasons: tuple[str, ...]
+
+    @property
+    def attr(self) -> str:
+        return ".".join(self.path)
 
 
 def marker_in_mro(resolver: Resolver, cls: ClassEntity, marker: str) -> ClassEntity | None:
@@ -37,7 +55,7 @@ def marker_in_mro(resolver: Resolver, cls: ClassEntity, marker: str) -> ClassEnt
     return next((c for c in resolver.mro(cls) if c.qualname == marker), None)
 
 
-def _satisfies_structurally(resolver: Resolver, cls: ClassEntity, marker: ClassEntity) -> bool:
+def satisfies_structurally(resolver: Resolver, cls: ClassEntity, marker: ClassEntity) -> bool:
     """isinstance() with a runtime-checkable protocol also accepts a class that has every
     member the protocol (and its protocol bases) declares, without listing it."""
     names = set()
@@ -47,14 +65,87 @@ def _satisfies_structurally(resolver: Resolver, cls: ClassEntity, marker: ClassE
     return bool(names) and all(resolver.find_member(cls, n) is not None for n in names)
 
 
-def marker_gaps(resolver: Resolver, wrapper: ClassEntity, wrapped: list[ClassEntity], marker: str) -> list[MarkerGap]:
-    if marker_in_mro(resolver, wrapper, marker) is not None:
-        return []
-    for cls in wrapped:
+def listers(resolver: Resolver, held: Held, marker: str) -> list[tuple[ClassEntity, ClassEntity]]:
+    """(candidate, the protocol class) for each held candidate that lists the marker."""
+    out = []
+    for cls in held.classes:
         found = marker_in_mro(resolver, cls, marker)
-        if found is not None and not _satisfies_structurally(resolver, wrapper, found):
-            return [MarkerGap(wrapper, cls, found)]
-    return []
+        if found is not None:
+            out.append((cls, found))
+    return out
+
+
+def delegations(resolver: Resolver, wrapper: ClassEntity, held: Held, lm: ClassEntity,
+                marker: ClassEntity) -> list[str]:
+    """The protocol members the wrapper must forward to `lm`, beyond listing the marker.
+
+    A member is forwarded where the wrapper's inherited default would not do what the
+    language model does: the language model defines its own (DeepseekV2ForCausalLM sets
+    `self.model.aux_hidden_state_layers`; the default would assert on its decoder), or
+    the default cannot reach it (it tries `get_language_model()`, then `self.language_model`)."""
+    reachable = held.path == (DEFAULT_HOLDER,) or (
+        resolver.find_member(wrapper, LANGUAGE_MODEL_GETTER) is not None
+        and _marked(resolver, wrapper, held.path))
+    out = []
+    for name in (DEFAULT_LAYERS, SETTER):
+        if resolver.find_member(wrapper, name) is not None:
+            continue  # the wrapper has its own
+        member = resolver.find_member(lm, name)
+        if member is None:
+            continue
+        if not reachable or member.owner != marker:
+            out.append(name)
+    return out
+
+
+def _marked(resolver: Resolver, wrapper: ClassEntity, path: tuple[str, ...]) -> bool:
+    """`get_language_model()` finds a model held under another name where the class
+    assigns it inside `with self._mark_language_model(...)` (or `_mark_composite_model`),
+    and one held deeper where that call names the language model's class
+    (`targets=`/`language_targets=`): read where it is assigned."""
+    attr = path[0]
+    owner = next((c for c in resolver.mro(wrapper) if attr in resolver.info(c).self_assigns), None)
+    if owner is None:
+        return False
+    try:
+        tree = parse_source(read_source(Path(owner.path)))
+    except SourceError:
+        return False
+    node = _class_node(tree, owner.qualname)
+    for sub in ast.walk(node) if node is not None else ():
+        if isinstance(sub, ast.With) and any(_marks(item.context_expr, deep=len(path) > 1) for item in sub.items):
+            for inner in ast.walk(sub):
+                targets = inner.targets if isinstance(inner, ast.Assign) else \
+                    [inner.target] if isinstance(inner, ast.AnnAssign) else []
+                if any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
+                       and t.value.id == "self" for t in targets):
+                    return True
+    return False
+
+
+def _marks(call: ast.AST, deep: bool) -> bool:
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and call.func.attr in ("_mark_language_model", "_mark_composite_model")):
+        return False
+    return not deep or any(k.arg in ("targets", "language_targets") for k in call.keywords)
+
+
+def decoder_problem(resolver: Resolver, lm: ClassEntity, marker: ClassEntity) -> tuple[ClassEntity, int, str] | None:
+    """Why the language model itself would not collect aux hidden states, or None.
+
+    Its decoder (`self.model`) overrides forward without collecting them, or it relies on
+    the protocol's setter while its decoder is not an EagleModelMixin (the setter asserts)."""
+    broken = decoder_without_capture(resolver, lm)
+    if broken is not None:
+        return (*broken, "overrides forward without collecting aux hidden states")
+    setter = resolver.find_member(lm, SETTER)
+    if setter is None or setter.owner != marker:
+        return None
+    for ent in resolver.evaluate(Ref("self", "model"), lm.path, lm):
+        if isinstance(ent, InstanceEntity) and not any(c.qualname == MIXIN for c in resolver.mro(ent.cls)):
+            info = resolver.info(ent.cls)
+            return ent.cls, info.line, f"is not an {MIXIN}, which the protocol's {SETTER} asserts"
+    return None
 
 
 def decoder_without_capture(resolver: Resolver, lm: ClassEntity) -> tuple[ClassEntity, int] | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from .checker import Finding, code_for, display_path
 from .choices import held_classes
 from .delegation import refusal
-from .interfaces import InterfaceMethod
+from .interfaces import InterfaceMethod, load_interfaces
 from .members import presence
 from .modules import Project
 from .refs import Ref
@@ -83,6 +83,8 @@ def _judge(run: Run, cls: ClassEntity, attr: str, methods: list[InterfaceMethod]
     if not classes:
         if not reasons or all(presence(resolver, cls, m.name, attr) is True for m in methods):
             return []  # only ever None or constants, or a __getattr__ forwards every member
+        if declares_marker(resolver, cls):
+            return []  # a vLLM model that declares EAGLE-3 support: nothing missing, whatever it holds
         subs = [(s, e) for s, e in subs if not all(presence(resolver, s, m.name, attr) is True for m in methods)]
         labels = _labels(cls, subs)
         also = f"; inherited by {', '.join(labels)}" if labels else ""
@@ -113,6 +115,12 @@ def _judge(run: Run, cls: ClassEntity, attr: str, methods: list[InterfaceMethod]
         out.append(replace(finding, every_candidate=every,
                            fix_refusal=_fix_refusal(resolver, cls, method, member)))
     return out
+
+
+def declares_marker(resolver: Resolver, cls: ClassEntity) -> bool:
+    """cls lists a pack's marker protocol (vLLM's SupportsEagle3) among its bases."""
+    markers = {i.marker for i in load_interfaces().values() if i.marker}
+    return any(c.qualname in markers for c in resolver.mro(cls))
 
 
 def _labels(cls: ClassEntity, subs: list[tuple[ClassEntity, bool]]) -> list[str]:

@@ -1,0 +1,231 @@
+"""vLLM wrappers, found by what they hold and judged as vLLM serves them: EGL030/EGL031/EGL010.
+
+Why its own discovery: a vLLM wrapper holds its language model under any name
+(`self.language_model`, `self.llm` in the MiniCPM-V/O family, `self.decoder`), or
+one attribute further down (`self.model.decoder`), and usually builds it through a
+loader and the registry (vllm_registry.py). So every class of a file that builds
+models (it mentions `vllm_config`, which every vLLM model constructor takes) is read:
+the first attribute whose class lists the marker, else one whose class's attribute
+does, is its language model. Only classes vLLM can serve count: those the registry
+names (drafts aside), or, for a base, its scanned subclasses that the registry names;
+a class that lists the marker already has nothing missing, whatever it holds.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .checker import Finding, display_path
+from .interfaces import Interface
+from .modules import Project
+from .resolve import ClassEntity, Resolver
+from .vllm_registry import registry_for, served
+from .vllm_rules import (
+    CODE,
+    DECODER_CODE,
+    DEFAULT_HOLDER,
+    Held,
+    decoder_problem,
+    delegations,
+    listers,
+    marker_in_mro,
+    satisfies_structurally,
+)
+from .wrapper_check import UNRESOLVED, wrapped_candidates
+
+MODEL_FILE = b"vllm_config"
+
+
+@dataclass
+class Plan:
+    """What one wrapper class needs: the marker, and the members to forward."""
+
+    wrapper: ClassEntity
+    held: Held
+    lm: ClassEntity
+    marker: ClassEntity
+    delegate: list[str]
+
+
+@dataclass
+class Scan:
+    resolver: Resolver
+    project: Project
+    raws: dict[Path, bytes]
+    marker: str
+    wrapper_attrs: tuple[str, ...] = (DEFAULT_HOLDER,)
+    _held: dict = field(default_factory=dict)
+    _served: dict = field(default_factory=dict)
+
+    def served(self, cls: ClassEntity) -> set[ClassEntity] | None:
+        """Classes the registry of cls's tree serves; None outside a vLLM tree (all count)."""
+        registry = registry_for(self.project, cls.path)
+        if registry is None:
+            return None
+        if registry.path not in self._served:
+            self._served[registry.path] = served(self.resolver, registry)
+        return self._served[registry.path]
+
+    def held(self, cls: ClassEntity) -> Held | None:
+        """The language model cls holds (one that lists the marker, one or two attributes
+        down), else an unresolved model built by a loader or under a wrapper attribute."""
+        if cls not in self._held:
+            self._held[cls] = self._find_held(cls)
+        return self._held[cls]
+
+    def _find_held(self, cls: ClassEntity) -> Held | None:
+        resolver = self.resolver
+        first: list[Held] = []
+        unresolved = None
+        for attr in _attrs(resolver, cls):
+            classes, reasons = wrapped_candidates(resolver, cls, attr)
+            held = Held((attr,), tuple(classes), tuple(reasons))
+            if listers(resolver, held, self.marker):
+                return held
+            first.append(held)
+            if unresolved is None and reasons and (attr in self.wrapper_attrs or _loaded(resolver, cls, attr)):
+                unresolved = held
+        for outer in first:
+            for mid in outer.classes:
+                if mid == cls or marker_in_mro(resolver, mid, self.marker) is not None:
+                    continue
+                for attr in _attrs(resolver, mid):
+                    classes, reasons = wrapped_candidates(resolver, mid, attr)
+                    held = Held((*outer.path, attr), tuple(classes), tuple(reasons))
+                    if listers(resolver, held, self.marker):
+                        return held
+        return unresolved
+
+    def plan(self, cls: ClassEntity) -> Plan | None:
+        held = self.held(cls)
+        found = listers(self.resolver, held, self.marker) if held is not None else []
+        if held is None or not found:
+            return None
+        lm, marker = found[0]
+        return Plan(cls, held, lm, marker, delegations(self.resolver, cls, held, lm, marker))
+
+    def subclasses(self, cls: ClassEntity) -> list[ClassEntity]:
+        """Scanned subclasses of cls that do not assign the held attribute themselves."""
+        out = []
+        needle = cls.qualname.rsplit(".", 1)[-1].encode()
+        for path, raw in self.raws.items():
+            if needle not in raw:
+                continue
+            mod = self.project.summary(path, raw)
+            for info in mod.classes.values() if mod else ():
+                sub = ClassEntity(mod.path, info.name)
+                if sub != cls and cls in self.resolver.mro(sub):
+                    out.append(sub)
+        return out
+
+
+def _attrs(resolver: Resolver, cls: ClassEntity) -> list[str]:
+    seen: dict[str, None] = {}
+    for c in resolver.mro(cls):
+        seen.update(dict.fromkeys(resolver.info(c).self_assigns))
+    return list(seen)
+
+
+def _loaded(resolver: Resolver, cls: ClassEntity, attr: str) -> bool:
+    """Whether `self.<attr>` is built by a vLLM loader call (a call Ref named after it)."""
+    owner = next((c for c in resolver.mro(cls) if attr in resolver.info(c).self_assigns), cls)
+    return any(v.kind == "call" and v.name for a in resolver.info(owner).self_assigns[attr] for v in a.values)
+
+
+def marker_findings(resolver: Resolver, project: Project, raws: dict[Path, bytes],
+                    interfaces: tuple[Interface, ...], wrapper_attrs: tuple[str, ...], failed) -> list[Finding]:
+    """The vLLM marker findings of the given files; `failed(cls, exc)` makes a class's EGL999."""
+    out: list[Finding] = []
+    for iface in interfaces:
+        if iface.engine != "vllm" or not iface.marker:
+            continue
+        scan = Scan(resolver, project, raws, iface.marker, wrapper_attrs)
+        scanned = {os.path.abspath(p) for p in raws}
+        for path, raw in raws.items():
+            if MODEL_FILE not in raw:
+                continue
+            mod = project.summary(path, raw)
+            for info in list(mod.classes.values()) if mod else ():
+                cls = ClassEntity(mod.path, info.name)
+                try:
+                    held = scan.held(cls)
+                    if held is not None and not _judged_by_base(scan, cls, held, scanned):
+                        subs = [s for s in scan.subclasses(cls) if scan.held(s) == held]
+                        out += _one(scan, cls, held, subs, iface)
+                except Exception as exc:
+                    out.append(failed(cls, exc))
+    return out
+
+
+def _judged_by_base(scan: Scan, cls: ClassEntity, held: Held, scanned: set[str]) -> bool:
+    """A class that holds what a scanned base holds (same attribute, same classes) is
+    named in that base's finding; one whose choice differs (a builder method or class
+    attribute it overrides) is judged on its own."""
+    return any(base.path in scanned and scan.held(base) == held for base in scan.resolver.mro(cls)[1:])
+
+
+def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], iface: Interface) -> list[Finding]:
+    resolver = scan.resolver
+    if marker_in_mro(resolver, cls, iface.marker) is not None:
+        return []  # nothing is missing, whatever the language model is
+    served = scan.served(cls)
+    lacking = [s for s in subs if marker_in_mro(resolver, s, iface.marker) is None
+               and (served is None or s in served)]
+    if served is not None and cls not in served and not lacking:
+        return []  # never served as it is: a component, or every served subclass lists the marker
+    info = resolver.info(cls)
+    labels = [s.qualname if s.path == cls.path else f"{s.qualname} ({Path(s.path).name})" for s in lacking]
+    also = f"; inherited by {', '.join(labels)}" if labels else ""
+    common = dict(class_name=info.name, interface=iface.name, wrapper_attribute=held.attr,
+                  entry_class=served is not None, subclasses=tuple(labels))
+    where = display_path(cls.path), info.line, info.column
+    plan = scan.plan(cls)
+    if plan is None:
+        if not held.reasons:
+            return []
+        return [Finding(*where, UNRESOLVED, f"{info.name} holds self.{held.attr}, but its class cannot be "
+                        f"resolved: {'; '.join(held.reasons[:3])}{also}", **common)]
+    if satisfies_structurally(resolver, cls, plan.marker):
+        return []
+    lister = next(c for c in resolver.mro(plan.lm) if plan.marker in resolver.bases(c)[0])
+    at = f"{Path(lister.path).name}:{resolver.info(lister).line}"
+    via = "" if lister == plan.lm else f" via {lister.qualname}"
+    lm = f"{plan.lm.qualname}{via}, {at}"
+    problem = decoder_problem(resolver, plan.lm, plan.marker)
+    if problem is not None:
+        decoder, line, why = problem
+        return [Finding(*where, DECODER_CODE,
+                        f"{info.name} does not list {iface.marker}, but neither would it work with it: its "
+                        f"self.{held.attr} ({lm}) lists it while its decoder {decoder.qualname} "
+                        f"({Path(decoder.path).name}:{line}) {why}; fix the decoder first{also}",
+                        wrapped_class=plan.lm.qualname, wrapped_path=display_path(decoder.path),
+                        wrapped_line=line, provider_class=decoder.qualname, **common)]
+    forward = ""
+    if plan.delegate:
+        forward = (f", and forward {' and '.join(plan.delegate)} to self.{held.attr}: "
+                   f"{_delegation_reason(resolver, plan)}")
+    return [Finding(*where, CODE,
+                    f"{info.name} does not list {iface.marker} in its bases, while its self.{held.attr} ({lm}) "
+                    f"does; vLLM's supports_eagle3() refuses the wrapper for EAGLE-3. Add {iface.marker} to its "
+                    f"bases{forward} (eaglelint fix){also}",
+                    wrapped_class=plan.lm.qualname, wrapped_path=display_path(lister.path),
+                    wrapped_line=resolver.info(lister).line, provider_class=lister.qualname,
+                    fix_refusal=_header_refusal(info), **common)]
+
+
+def _delegation_reason(resolver: Resolver, plan: Plan) -> str:
+    own = [(n, m) for n in plan.delegate for m in [resolver.find_member(plan.lm, n)] if m and m.owner != plan.marker]
+    if own:
+        name, member = own[0]
+        return (f"{member.owner.qualname} defines its own {name} ({Path(member.owner.path).name}:{member.line}), "
+                f"which the protocol's default on the wrapper would bypass")
+    return "the protocol's defaults reach only get_language_model() or self.language_model, then its .model"
+
+
+def _header_refusal(info) -> str | None:
+    """Why vllm_fix.py cannot append the marker to this class header, or None."""
+    if not info.bases or info.header_keywords:
+        return "the class has no bases, or keyword arguments in its header; add the base by hand"
+    return None

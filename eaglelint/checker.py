@@ -13,11 +13,14 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .interfaces import Interface, InterfaceMethod, load_codes
 from .modules import Project
-from .resolve import ClassEntity, Resolver
 from .sources import SourceError, read_bytes
+
+if TYPE_CHECKING:
+    from .resolve import ClassEntity
 
 DEFAULT_WRAPPER_ATTRS = ("language_model",)
 SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
@@ -84,7 +87,6 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
                 jobs: int = 1) -> CheckResult:
     """Findings for `files`; `jobs` > 1 summarises candidate files in that many processes."""
     project = project or Project()
-    resolver = Resolver(project)
     result = CheckResult()
     assigns = WrapperAssignTest(options.wrapper_attrs)
     raws: dict[Path, bytes] = {}
@@ -102,6 +104,13 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     cached = project.cache.get(run_key) if run_key else None
     if isinstance(cached, tuple) and _deps_unchanged(project, cached[1]):
         return cached[0]
+    # a cache hit needs none of the analysis: it is loaded from here on, once
+    from .isolation import check_wrappers, class_failure
+    from .owner_rules import owner_findings
+    from .resolve import ClassEntity, Resolver
+    from .wrapper_check import Run
+
+    resolver = Resolver(project)
     # a file without the assignment cannot hold a wrapper: parsed only if a resolution needs it
     candidates = [(path, raw) for path, raw in raws.items() if assigns.search(raw)]
     known_errors = set(project.errors)
@@ -117,10 +126,6 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
                     wrappers.append((ClassEntity(mod.path, cls.name), attr))
                     break
     methods = _methods(options.interfaces)
-    from .isolation import check_wrappers, class_failure  # builds on this module: imported late
-    from .owner_rules import owner_findings
-    from .wrapper_check import Run
-
     result.findings.extend(check_wrappers(Run(resolver, project, raws), wrappers, methods, options.interfaces))
     result.findings.extend(owner_findings(resolver, project, raws, methods, lambda c, e: class_failure(project, c, e)))
     # a module that only a resolution reached, and that cannot be parsed: the dependent's

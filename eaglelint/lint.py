@@ -16,7 +16,6 @@ from pathlib import Path
 from .baseline import in_baseline
 from .checker import CheckOptions, Finding, check_files, file_error
 from .config import ConfigError, Settings, find_config, load_settings
-from .dependents import find_dependents
 from .discover import discover
 from .interfaces import RulesError, select_interfaces
 from .modules import Project
@@ -130,6 +129,8 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
 
 
 def _dependent_findings(settings, explicit, files, options, project, result) -> list[Finding]:
+    from .dependents import find_dependents  # builds on the analysis, which a warm whole-tree run skips
+
     found = [d for d in find_dependents(explicit, set(files), settings.wrapper_attributes, project)
              if not settings.excluded(d.path)]
     if not found:

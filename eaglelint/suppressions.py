@@ -83,10 +83,11 @@ class FileSuppressions:
         return [s for sups in self.by_line.values() for s in sups] + self.whole_file
 
 
-def scan(path: Path) -> FileSuppressions:
-    """Every suppression comment of a file (comments found by the tokenizer, never in strings)."""
+def scan(path: Path, limit: int | None = None) -> FileSuppressions:
+    """Every suppression comment of a file (comments found by the tokenizer, never in strings).
+    A file larger than `limit` (max-file-size) is not read: it has none."""
     try:
-        src = read_source(path)
+        src = read_source(path, limit)
     except SourceError:
         return FileSuppressions({}, [])
     if not may_suppress(src.raw):
@@ -165,13 +166,14 @@ def noqa_in(comment: str) -> re.Match | None:
 class Suppressor:
     """Applies the suppressions of the files a run reports on, remembering which were used."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int | None = None) -> None:
         self._files: dict[str, FileSuppressions] = {}
+        self._limit = limit  # max-file-size: a file the check refused to read is not read here either
 
     def file(self, path: str | Path) -> FileSuppressions:
         key = display_path(path)
         if key not in self._files:
-            self._files[key] = scan(Path(path))
+            self._files[key] = scan(Path(path), self._limit)
         return self._files[key]
 
     def suppressed(self, finding: Finding) -> bool:

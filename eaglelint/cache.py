@@ -29,9 +29,7 @@ import contextlib
 import hashlib
 import os
 import re
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -123,6 +121,8 @@ class SummaryCache:
             return
         if len(data) > min(MAX_ENTRY_BYTES, self.max_size):
             return
+        import tempfile  # writing only: a warm run that reads its entries does without
+
         path = self.entry_path(key)
         tmp = None
         try:
@@ -152,6 +152,8 @@ class SummaryCache:
         tag = self.root / CACHEDIR_TAG
         if not tag.exists():
             tag.write_text(TAG_TEXT)
+        import shutil
+
         for folder in version_folders(self.root):
             if folder != self.directory:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -193,6 +195,8 @@ def clean(root: Path) -> list[Path]:
 
     Only `v-<tag>` folders and the cache tag are touched, so `--cache-dir` pointing at a
     folder that holds other things never loses them."""
+    import shutil
+
     removed = []
     for folder in version_folders(root):
         shutil.rmtree(folder)

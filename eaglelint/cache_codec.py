@@ -15,9 +15,11 @@ attributes nests n levels, not 2n, and stays within the JSON encoder's depth.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from .refs import Ref
-from .summary import ClassInfo, FunctionInfo, ModuleSummary, Param, WrapperAssign
+if TYPE_CHECKING:  # imported where a summary is encoded or decoded: a warm run reads findings only
+    from .refs import Ref
+    from .summary import ClassInfo, FunctionInfo, ModuleSummary
 
 HEADER = b"eaglelint-cache 2\n"  # bump the number when the layout below changes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # an entry larger than this is not ours: refused unread
@@ -29,13 +31,13 @@ class EntryError(Exception):
 
 def encode(value) -> bytes:
     """A summary, the reason a file could not be parsed, or a run's (result, deps)."""
-    if isinstance(value, ModuleSummary):
-        body = ["summary", _summary(value)]
+    if isinstance(value, tuple):
+        result, deps = value
+        body = ["run", [_finding(f) for f in result.findings], result.files_checked, [list(d) for d in deps]]
     elif isinstance(value, str):
         body = ["error", value]
     else:
-        result, deps = value
-        body = ["run", [_finding(f) for f in result.findings], result.files_checked, [list(d) for d in deps]]
+        body = ["summary", _summary(value)]
     return HEADER + json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
@@ -150,25 +152,6 @@ def _strs(v) -> tuple[str, ...]:
     return tuple(map(_str, _list(v)))
 
 
-def _load_ref(v) -> Ref:
-    kind, name, attr, *args = _list(v)
-    return Ref(_str(kind), _str(name), _str(attr), tuple(map(_load_ref, args)))
-
-
-def _load_refs(v) -> tuple[Ref, ...]:
-    return tuple(map(_load_ref, _list(v)))
-
-
-def _load_function(v) -> FunctionInfo:
-    name, line, params, returns_value, returns, decorators, annotation, is_async, names, keeps, *more = _list(v)
-    supers, abstract = more
-    return FunctionInfo(
-        _str(name), _int(line),
-        tuple(Param(_str(n), _str(k), _opt_str(a), _opt_str(d)) for n, k, a, d in map(_list, _list(params))),
-        _bool(returns_value), _load_refs(returns), _strs(decorators), _opt_str(annotation), _bool(is_async),
-        _strs(names), _bool(keeps), _load_refs(supers), _bool(abstract))
-
-
 def _load_node(v):
     if type(v) is list:
         return tuple(map(_load_node, v))
@@ -181,23 +164,42 @@ def _load_node(v):
     raise TypeError
 
 
-def _load_class(v) -> ClassInfo:
-    name, line, column, end_line, bases, methods, attrs, assigns, forwards, decorators, keywords = _list(v)
-    return ClassInfo(
-        _str(name), _int(line), _int(column), _int(end_line), _load_refs(bases),
-        {_str(k): _load_function(f) for k, f in _dict(methods).items()},
-        {_str(k): (_int(line), _load_refs(refs)) for k, (line, refs) in _dict(attrs).items()},
-        {_str(k): [WrapperAssign(_int(line), _load_refs(refs)) for line, refs in map(_list, _list(items))]
-         for k, items in _dict(assigns).items()},
-        _load_node(forwards), _strs(decorators), _bool(keywords))
-
-
 def _load_summary(v) -> ModuleSummary:
+    """The loaders close over summary.py's classes, imported here on first use."""
+    from .refs import Ref
+    from .summary import ClassInfo, FunctionInfo, ModuleSummary, Param, WrapperAssign
+
+    def load_ref(v) -> Ref:
+        kind, name, attr, *args = _list(v)
+        return Ref(_str(kind), _str(name), _str(attr), tuple(map(load_ref, args)))
+
+    def load_refs(v) -> tuple[Ref, ...]:
+        return tuple(map(load_ref, _list(v)))
+
+    def load_function(v) -> FunctionInfo:
+        name, line, params, returns_value, returns, decorators, annotation, is_async, names, keeps, supers, \
+            abstract = _list(v)
+        return FunctionInfo(
+            _str(name), _int(line),
+            tuple(Param(_str(n), _str(k), _opt_str(a), _opt_str(d)) for n, k, a, d in map(_list, _list(params))),
+            _bool(returns_value), load_refs(returns), _strs(decorators), _opt_str(annotation), _bool(is_async),
+            _strs(names), _bool(keeps), load_refs(supers), _bool(abstract))
+
+    def load_class(v) -> ClassInfo:
+        name, line, column, end_line, bases, methods, attrs, assigns, forwards, decorators, keywords = _list(v)
+        return ClassInfo(
+            _str(name), _int(line), _int(column), _int(end_line), load_refs(bases),
+            {_str(k): load_function(f) for k, f in _dict(methods).items()},
+            {_str(k): (_int(line), load_refs(refs)) for k, (line, refs) in _dict(attrs).items()},
+            {_str(k): [WrapperAssign(_int(line), load_refs(refs)) for line, refs in map(_list, _list(items))]
+             for k, items in _dict(assigns).items()},
+            _load_node(forwards), _strs(decorators), _bool(keywords))
+
     path, names, classes, functions, entry_classes, stars, all_names, late = _list(v)
     return ModuleSummary(
-        _str(path), {_str(k): list(_load_refs(refs)) for k, refs in _dict(names).items()},
-        {_str(k): _load_class(c) for k, c in _dict(classes).items()},
-        {_str(k): _load_function(f) for k, f in _dict(functions).items()}, _strs(entry_classes), _strs(stars),
+        _str(path), {_str(k): list(load_refs(refs)) for k, refs in _dict(names).items()},
+        {_str(k): load_class(c) for k, c in _dict(classes).items()},
+        {_str(k): load_function(f) for k, f in _dict(functions).items()}, _strs(entry_classes), _strs(stars),
         None if all_names is None else _strs(all_names),
         {_str(k): [(_int(line), _str(how)) for line, how in map(_list, _list(added))]
          for k, added in _dict(late).items()})

@@ -14,11 +14,14 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .interfaces import Interface, InterfaceMethod, load_codes
 from .modules import Project
-from .resolve import ClassEntity, Resolver
 from .sources import SourceError, read_bytes
+
+if TYPE_CHECKING:
+    from .resolve import ClassEntity
 
 DEFAULT_WRAPPER_ATTRS = ("language_model",)
 SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
@@ -86,7 +89,6 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
                 jobs: int = 1) -> CheckResult:
     """Findings for `files`; `jobs` > 1 summarises candidate files in that many processes."""
     project = project or Project()
-    resolver = Resolver(project)
     result = CheckResult()
     by_name = options.wrapper_attrs or DEFAULT_WRAPPER_ATTRS  # held by name: any value, resolved or not
     assigns = WrapperAssignTest(by_name)
@@ -105,12 +107,16 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     cached = project.cache.get(run_key) if run_key else None
     if isinstance(cached, tuple) and _deps_unchanged(project, cached[1]):
         return cached[0]
-    methods = _methods(options.interfaces)
-    from .held import HeldIndex, held_wrapper, tree_raws  # builds on this module: imported late
+    # a cache hit needs none of the analysis: it is loaded from here on, once
+    from .held import HeldIndex, held_wrapper, tree_raws
     from .isolation import check_wrappers, class_failure
     from .owner_rules import owner_findings
+    from .resolve import ClassEntity, Resolver
     from .vllm_check import marker_findings
+    from .wrapper_check import Run
 
+    resolver = Resolver(project)
+    methods = _methods(options.interfaces)
     members = pack_members(options.interfaces)
     held = None if options.wrapper_attrs else \
         HeldIndex(tree_raws(project, raws), members, pack_members(options.interfaces, "draft"))
@@ -128,8 +134,6 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
             attr = held_wrapper(resolver, ClassEntity(mod.path, cls.name), cls, by_name, attrs, members)
             if attr is not None:
                 wrappers.append((ClassEntity(mod.path, cls.name), attr))
-    from .wrapper_check import Run
-
     result.findings.extend(check_wrappers(Run(resolver, project, raws), wrappers, methods, options.interfaces))
     result.findings.extend(owner_findings(resolver, project, raws, methods, lambda c, e: class_failure(project, c, e)))
     result.findings.extend(marker_findings(resolver, project, raws, options.interfaces, by_name,

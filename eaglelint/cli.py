@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from . import __version__
 from .baseline import write as write_baseline_file
@@ -25,6 +24,17 @@ from .noqa_writer import DEFAULT_REASON, add_noqa_comments
 from .output import FORMATS, open_output, write_report
 from .report import progress_bar, wants_progress
 from .support_cmd import support_cmd
+
+# rich is imported where a command draws on a terminal or fixes (rich_console()), never at
+# start-up: a warm `check` that only reports is over in a tenth of a second, and loading
+# rich alone would be a good part of that
+
+
+def rich_console(stderr: bool = False):
+    """rich's console, for the messages of a fix (the report itself is output.py's)."""
+    from rich.console import Console
+
+    return Console(soft_wrap=True, stderr=stderr)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -101,7 +111,7 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
         click.echo(f"Added {plural(added, 'noqa directive')} in {plural(files, 'file')}.")
         sys.exit(1 if failed else 0)
     if apply_fixes:
-        console = Console(soft_wrap=True, stderr=output_format != "text" or bool(output_file))
+        console = rich_console(stderr=output_format != "text" or bool(output_file))
         written = write_plan(plan(result, project, targets), console, list(paths))
         print_fixed(console, written, show_fixes)
         result = run_lint(targets, finder, make_project(opts), jobs=opts["jobs"])
@@ -142,7 +152,7 @@ def fix(write, show_diff, show_fixes, style, paths, **opts):
     project = make_project(opts)
     result = run_lint(targets, finder, project, jobs=opts["jobs"])
     fix_plan = plan(result, project, targets)
-    console = Console(soft_wrap=True, stderr=not write)
+    console = rich_console(stderr=not write)
     if not write:
         for file_fix in fix_plan.files:
             sys.stdout.write(file_fix.diff(display_path(file_fix.path)))

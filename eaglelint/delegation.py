@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .summary import FunctionInfo, Param
+if TYPE_CHECKING:  # annotations only: config reads STYLES without loading the summariser
+    from .summary import FunctionInfo, Param
 
 STYLES = ("raise", "plain", "guard")
 DEFAULT_STYLE = "raise"

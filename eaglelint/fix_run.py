@@ -19,19 +19,24 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from .checker import Finding, display_path
-from .fix import FileFix, FixError, FixPlan, plan_fixes, write_fix
 from .lint import LintResult
 from .modules import Project
+
+if TYPE_CHECKING:  # fixing loads the fixer and rich; a check that only reports loads neither
+    from rich.console import Console
+
+    from .fix import FileFix, FixPlan
 
 PRE_COMMIT_HOOK = "eaglelint-fix"
 
 
 def plan(result: LintResult, project: Project, roots) -> FixPlan:
     """One plan, each file fixed in the style its own configuration asks for, none outside `roots`."""
+    from .fix import FixPlan, plan_fixes
+
     out = FixPlan()
     for style in sorted(set(result.style_of.values())):
         findings = [f for f in result.findings if result.style_of.get(f.path) == style]
@@ -44,6 +49,8 @@ def plan(result: LintResult, project: Project, roots) -> FixPlan:
 def write_plan(fix_plan: FixPlan, console: Console, named: list[Path]) -> list[FileFix]:
     """Write every file of the plan; a file that cannot be written is named, the rest go on.
     `named` are the paths the user gave: an installed tree none of them names is not written."""
+    from .fix import FixError, write_fix
+
     written = []
     for file_fix in fix_plan.files:
         try:
@@ -87,13 +94,17 @@ def fix_commands(findings: list[Finding]) -> list[str]:
             f"pre-commit run {PRE_COMMIT_HOOK} --hook-stage manual --files {named}"]
 
 
-def print_fix_commands(console: Console, findings: list[Finding]) -> None:
+def fix_command_lines(findings: list[Finding]) -> list[str]:
+    """What a report prints after its findings: how to fix them (nothing when none is fixable)."""
     commands = fix_commands(findings)
     if not commands:
-        return
+        return []
     cli, hook = commands
-    console.print("Fix them with:", highlight=False)
-    console.print(f"  {cli}", highlight=False, markup=False)
-    console.print("or, with only pre-commit (the files must be named with --files, or staged with `git add`: "
-                  "without --files, pre-commit takes the staged files only):", highlight=False)
-    console.print(f"  {hook}", highlight=False, markup=False)
+    return ["Fix them with:", f"  {cli}",
+            "or, with only pre-commit (the files must be named with --files, or staged with `git add`: "
+            "without --files, pre-commit takes the staged files only):", f"  {hook}"]
+
+
+def print_fix_commands(console: Console, findings: list[Finding]) -> None:
+    for line in fix_command_lines(findings):
+        console.print(line, highlight=False, markup=False)

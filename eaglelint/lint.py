@@ -16,7 +16,6 @@ from pathlib import Path
 from .baseline import in_baseline
 from .checker import CheckOptions, Finding, check_files, file_error, pack_members
 from .config import ConfigError, Settings, find_config, load_settings
-from .dependents import find_dependents
 from .discover import discover
 from .interfaces import RulesError, select_interfaces
 from .modules import Project
@@ -43,6 +42,7 @@ class SettingsFinder:
         self._fixed = Settings() if isolated else load_settings(config_file) if config_file else None
         self._loaded: dict[Path | None, Settings] = {}
         self._by_folder: dict[Path, Path | None] = {}
+        self._by_dirname: dict[str, Settings] = {}
 
     def for_path(self, path: Path) -> Settings:
         if self._fixed is not None:
@@ -55,6 +55,14 @@ class SettingsFinder:
         if found not in self._loaded:
             self._loaded[found] = (load_settings(found) if found else Settings()).with_flags(self.overrides)
         return self._loaded[found]
+
+    def for_file(self, file: Path) -> Settings:
+        """for_path of a file discover() found (absolute, regular): settings go by folder, so
+        a folder of 300 files costs one lookup, not 300 (a warm run is mostly such work)."""
+        folder = os.path.dirname(file)
+        if folder not in self._by_dirname:
+            self._by_dirname[folder] = self.for_path(Path(folder))
+        return self._by_dirname[folder]
 
 
 @dataclass
@@ -80,7 +88,7 @@ def lint(paths: list[Path], finder: SettingsFinder | None = None, project: Proje
         found = discover([path], list(top.exclude))
         groups.setdefault(top, _Group()).errors += [file_error(p, r) for p, r in found.errors]
         for file in found.files:
-            settings = finder.for_path(file)
+            settings = finder.for_file(file)
             if file in seen or settings.excluded(file):
                 continue
             seen.add(file)
@@ -111,7 +119,7 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
     result.files_checked += checked.files_checked
     if (settings.dependents if dependents is None else dependents) and group.explicit:
         raw += _dependent_findings(settings, group.explicit, files, options, project, result)
-    suppressor = Suppressor()
+    suppressor = Suppressor(settings.max_file_size)
     kept = [f for f in raw if not suppressor.suppressed(f)]
     if settings.report_unused_suppressions:
         kept += suppressor.unused(files)
@@ -130,6 +138,8 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
 
 
 def _dependent_findings(settings, explicit, files, options, project, result) -> list[Finding]:
+    from .dependents import find_dependents  # builds on the analysis, which a warm whole-tree run skips
+
     members = dict(members=pack_members(options.interfaces), draft_members=pack_members(options.interfaces, "draft"))
     found = [d for d in find_dependents(explicit, set(files), settings.wrapper_attributes, project, **members)
              if not settings.excluded(d.path)]

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .cache import SummaryCache
 from .sources import DEFAULT_MAX_FILE_SIZE, SourceError, decode_source, parse_source, read_bytes
-from .summary import ModuleSummary, summarize
+
+if TYPE_CHECKING:  # the summariser is imported by the first file summarised, not by a warm run
+    from .summary import ModuleSummary
 
 INTERNAL = "internal error: "
 
@@ -25,6 +28,8 @@ def internal_error(exc: Exception) -> str:
 
 def summarize_raw(path: Path, raw: bytes, debug: bool = False) -> ModuleSummary | str:
     """The summary of a file's bytes, or why there is none. Top level, so workers can run it."""
+    from .summary import summarize
+
     try:
         src = decode_source(path, raw)
         return summarize(parse_source(src), src.text, str(path))

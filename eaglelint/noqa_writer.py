@@ -17,7 +17,6 @@ from collections import defaultdict
 from pathlib import Path
 
 from .checker import Finding
-from .fix import FileFix, FixError, write_fix
 from .sources import SourceError, read_source, split_lines
 from .suppressions import comments_and_spans, noqa_in
 
@@ -28,6 +27,8 @@ BOM = b"\xef\xbb\xbf"
 def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -> tuple[int, int, list[str]]:
     """(directives added, files written, why each file that could not be written was not);
     one file that cannot be written does not stop the others."""
+    from .fix import FixError  # the file writer, loaded only when --add-noqa writes
+
     inside = [os.path.realpath(r) for r in roots]
     by_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
@@ -51,6 +52,8 @@ def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -
 
 
 def _add_to_file(path: Path, findings: list[Finding], reason: str) -> int:
+    from .fix import FileFix, write_fix
+
     src = read_source(path)
     lines = split_lines(src.text)
     comments, spans = comments_and_spans(src.text)

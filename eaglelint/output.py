@@ -17,13 +17,10 @@ from pathlib import Path
 from typing import TextIO
 
 import click
-from rich.console import Console
 
 from .checker import Finding
-from .fix_run import print_fix_commands
-from .junit import write_junit
-from .report import statistics, write_concise, write_github, write_json, write_statistics, write_text
-from .sarif import repo_root, write_sarif
+from .fix_run import fix_command_lines
+from .report import plain, statistics, statistics_lines, text_lines, write_concise, write_json, write_lines
 
 FORMATS = ["text", "concise", "json", "sarif", "github", "junit"]
 
@@ -44,28 +41,32 @@ def open_output(path: Path | None) -> Iterator[TextIO]:
 
 def write_report(findings: list[Finding], output_format: str, out: TextIO, quiet: bool = False,
                  statistics_only: bool = False) -> None:
+    """Each format's writer is imported when it is asked for: a run pays for its own report only."""
     if statistics_only:
         if output_format == "json":
             json.dump(statistics(findings), out, indent=2)
             out.write("\n")
         else:
-            write_statistics(findings, _console(out))
+            write_lines(statistics_lines(findings), out)
     elif output_format == "json":
         write_json(findings, out)
     elif output_format == "sarif":
+        from .sarif import write_sarif
+
         write_sarif(findings, out)
     elif output_format == "github":
+        from .report import write_github
+        from .sarif import repo_root
+
         write_github(findings, out, repo_root())
     elif output_format == "junit":
+        from .junit import write_junit
+
         write_junit(findings, out)
     elif output_format == "concise":
         write_concise(findings, out)
     else:
-        console = _console(out)
-        write_text(findings, console, quiet=quiet)
+        lines = text_lines(findings, quiet=quiet)
         if not quiet:
-            print_fix_commands(console, findings)
-
-
-def _console(out: TextIO) -> Console:
-    return Console(file=out, soft_wrap=True) if out is not sys.stdout else Console(soft_wrap=True)
+            lines += [plain(line) for line in fix_command_lines(findings)]
+        write_lines(lines, out)

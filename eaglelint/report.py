@@ -14,10 +14,6 @@ from collections import Counter
 from pathlib import Path
 from typing import TextIO
 
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 from .checker import Finding
 from .interfaces import load_codes
 
@@ -55,35 +51,81 @@ def write_json(findings: list[Finding], out: TextIO) -> None:
     out.write("\n")
 
 
-def write_text(findings: list[Finding], console: Console, quiet: bool = False) -> None:
+Segment = tuple[str, str]  # text, and its rich style ("" for none)
+Line = tuple[list[Segment], bool]  # segments, and whether rich highlights numbers and paths in it
+
+
+def text_lines(findings: list[Finding], quiet: bool = False) -> list[Line]:
+    """The human report, grouped by file (one line per finding with `quiet`)."""
+    lines: list[Line] = []
     current = None
     for f in findings:
         if f.path != current and not quiet:
             if current is not None:
-                console.print()
-            console.print(f"[bold]{escape(f.path)}[/]")
+                lines.append(([], True))
+            lines.append(([(f.path, "bold")], True))
             current = f.path
-        style = SEVERITY_STYLE.get(f.severity, "")
-        entry = " [dim](EntryClass)[/]" if f.entry_class else ""
-        location = f"{escape(f.path)}:{f.line}:{f.column}" if quiet else f"  {f.line}:{f.column}"
-        why = f" [dim](checked because it {escape(f.included_because)})[/]" if f.included_because and quiet else ""
-        console.print(f"{location} [{style}]{f.code}[/] {escape(f.message)}{entry}{why}", highlight=False)
+        location = f"{f.path}:{f.line}:{f.column}" if quiet else f"  {f.line}:{f.column}"
+        line = [(f"{location} ", ""), (f.code, SEVERITY_STYLE.get(f.severity, "")), (f" {f.message}", "")]
+        if f.entry_class:
+            line += [(" ", ""), ("(EntryClass)", "dim")]
+        if f.included_because and quiet:
+            line += [(" ", ""), (f"(checked because it {f.included_because})", "dim")]
+        lines.append((line, False))
         if f.included_because and not quiet:
-            console.print(f"    [dim]note: checked because it {escape(f.included_because)}[/]", highlight=False)
+            lines.append(([("    ", ""), (f"note: checked because it {f.included_because}", "dim")], False))
     if quiet:
-        return
-    counts = Counter(f.code for f in findings)
+        return lines
     if not findings:
-        console.print("[green]All checked: no findings.[/]")
-        return
+        return lines + [([("All checked: no findings.", "green")], True)]
+    counts = Counter(f.code for f in findings)
     fixable = sum(1 for f in findings if f.fixable)
     by_code = ", ".join(f"{code} x{n}" for code, n in sorted(counts.items()))
-    console.print(
-        f"\nFound {len(findings)} finding{'s' if len(findings) != 1 else ''} ({by_code}); "
-        f"{fixable} fixable with `eaglelint fix --write`."
-    )
+    lines += [([], True), ([(f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''} ({by_code}); "
+                             f"{fixable} fixable with `eaglelint fix --write`.", "")], True)]
     if any(f.entry_class for f in findings):
-        console.print(escape(ENTRY_CLASS_LEGEND), style="dim", highlight=False)
+        lines.append(([(ENTRY_CLASS_LEGEND, "dim")], False))
+    return lines
+
+
+def plain(text: str) -> Line:
+    return [(text, "")], False
+
+
+def on_terminal(out: TextIO) -> bool:
+    """Whether rich would style what is written to `out` (its `Console.is_terminal`), decided
+    without importing rich: a report piped to a file, CI log or pre-commit is written as
+    plain text, and a warm run does not pay for loading rich."""
+    tty = os.environ.get("TTY_COMPATIBLE", "")
+    if tty in ("0", "1"):
+        return tty == "1"
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None:
+        return force != ""
+    try:
+        return out.isatty()
+    except ValueError:  # closed
+        return False
+
+
+def write_lines(lines: list[Line], out: TextIO) -> None:
+    """Plain text where no terminal reads it, else styled by rich (which writes the same
+    characters: a segment is text, never markup)."""
+    if not on_terminal(out):
+        out.write("".join("".join(text for text, _ in segments) + "\n" for segments, _ in lines))
+        return
+    from rich.console import Console
+    from rich.highlighter import ReprHighlighter
+    from rich.text import Text
+
+    console = Console(file=out, soft_wrap=True) if out is not sys.stdout else Console(soft_wrap=True)
+    highlighter = ReprHighlighter()
+    for segments, highlight in lines:
+        text = Text.assemble(*segments)
+        if highlight:  # as rich highlights a markup string: the highlighter first, the markup's styles over it
+            text, styles = highlighter(text.plain), text
+            text.copy_styles(styles)
+        console.print(text)
 
 
 def write_concise(findings: list[Finding], out: TextIO) -> None:
@@ -99,11 +141,11 @@ def statistics(findings: list[Finding]) -> list[dict]:
             for code, n in Counter(f.code for f in findings).most_common()]
 
 
-def write_statistics(findings: list[Finding], console: Console) -> None:
+def statistics_lines(findings: list[Finding]) -> list[Line]:
+    """`  COUNT CODE [*] name` per code, most frequent first; `[*]` marks a fixable code."""
     codes = load_codes()
-    for code, n in Counter(f.code for f in findings).most_common():
-        fix = "[*]" if codes[code].fixable else "   "
-        console.print(f"{n:5d} {code} {fix} {codes[code].name}", highlight=False)
+    return [plain(f"{n:5d} {code} {'[*]' if codes[code].fixable else '   '} {codes[code].name}")
+            for code, n in Counter(f.code for f in findings).most_common()]
 
 
 GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
@@ -136,6 +178,9 @@ def progress_bar(files: list[Path]):
     if len(files) < PROGRESS_MIN_FILES:
         yield from files
         return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(TextColumn("Checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("check", total=len(files))

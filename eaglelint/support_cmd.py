@@ -9,15 +9,18 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from .cli_options import target_paths
 from .config import split_flag
 from .interfaces import RulesError, select_interfaces
-from .support import STATUSES, Row, support_matrix
 
-STYLE = dict(zip(STATUSES, ("green", "yellow", "cyan", "red", "dim"), strict=True))
+if TYPE_CHECKING:
+    from .support import Row
+
+COLORS = ("green", "yellow", "cyan", "red", "dim")  # one per support.STATUSES entry, in order
 COLUMNS = ("file", "class", "pack", "status", "detail")
 
 
@@ -38,10 +41,13 @@ def write_table(rows: list[Row]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from .support import STATUSES
+
+    style = dict(zip(STATUSES, COLORS, strict=True))
     table = Table(*COLUMNS, show_lines=False)
     for row in rows:
         cells = [escape(c) for c in _cells(row)]
-        cells[3] = f"[{STYLE[row.status]}]{cells[3]}[/]"
+        cells[3] = f"[{style[row.status]}]{cells[3]}[/]"
         table.add_row(*cells)
     console = Console(width=None if sys.stdout.isatty() else 240)  # piped: wide, not wrapped at 80
     console.print(table)
@@ -74,6 +80,8 @@ def support_cmd(paths, interface, output_format):
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise click.UsageError(f"no such file or folder: {', '.join(missing)}")
+    from .support import support_matrix  # the whole analysis: loaded by the command that runs it
+
     rows = support_matrix(list(paths), packs)
     if output_format == "json":
         json.dump([{"path": r.path, "class": r.entry, "pack": r.pack, "status": r.status, "detail": r.detail}

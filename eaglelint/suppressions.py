@@ -18,6 +18,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from .checker import Finding, display_path
@@ -25,12 +26,20 @@ from .interfaces import load_codes
 from .sources import SourceError, read_source, split_lines
 
 _CODES = r"[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*"
-_NOQA = re.compile(rf"#\s*noqa(?::\s*(?P<codes>{_CODES}))?", re.IGNORECASE)
-_IGNORE = re.compile(r"#\s*eaglelint:\s*ignore(?![-\w])(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
-_FILE = re.compile(r"#\s*eaglelint:\s*(?:noqa|ignore-file)(?![-\w])"
-                   rf"(?::\s*(?P<codes>{_CODES})|\[(?P<listed>[^\]]*)\])?", re.IGNORECASE)
+
+
+@cache
+def _directives() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    """`# noqa`, `# eaglelint: ignore` and the whole-file directive, compiled on first use: a
+    warm run whose files hold none (may_suppress) does not pay for compiling them."""
+    return (re.compile(rf"#\s*noqa(?::\s*(?P<codes>{_CODES}))?", re.IGNORECASE),
+            re.compile(r"#\s*eaglelint:\s*ignore(?![-\w])(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE),
+            re.compile(r"#\s*eaglelint:\s*(?:noqa|ignore-file)(?![-\w])"
+                       rf"(?::\s*(?P<codes>{_CODES})|\[(?P<listed>[^\]]*)\])?", re.IGNORECASE))
+
+
+_NAMED_CODE = re.compile(rb":[ \t\f\v]*[a-z]+[0-9]")  # after `noqa`, in lowered bytes: not a bare noqa
 OWN = re.compile(r"EGL\d+\Z")
-NEEDLE = re.compile(rb"noqa|eaglelint", re.IGNORECASE)
 FILE_DIRECTIVE = "eaglelint: noqa"
 _OPENING = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE,
                       tokenize.ENCODING, tokenize.ENDMARKER})
@@ -74,25 +83,47 @@ class FileSuppressions:
         return [s for sups in self.by_line.values() for s in sups] + self.whole_file
 
 
-def scan(path: Path) -> FileSuppressions:
-    """Every suppression comment of a file (comments found by the tokenizer, never in strings)."""
+def scan(path: Path, limit: int | None = None) -> FileSuppressions:
+    """Every suppression comment of a file (comments found by the tokenizer, never in strings).
+    A file larger than `limit` (max-file-size) is not read: it has none."""
     try:
-        src = read_source(path)
+        src = read_source(path, limit)
     except SourceError:
         return FileSuppressions({}, [])
-    if not NEEDLE.search(src.raw):
+    if not may_suppress(src.raw):
         return FileSuppressions({}, [])
     out = FileSuppressions({}, split_lines(src.text))
     shown = display_path(path)
+    noqa, ignore, whole_file = _directives()
     for line, column, text in _comments(src.text, out.spans):
-        for match in _FILE.finditer(text):
+        for match in whole_file.finditer(text):
             codes = _codes(match["codes"] or match["listed"])
             out.whole_file.append(Suppression(shown, line, column + match.start() + 1, codes, FILE_DIRECTIVE))
-        for regex, directive in ((_NOQA, "noqa"), (_IGNORE, "eaglelint: ignore")):
+        for regex, directive in ((noqa, "noqa"), (ignore, "eaglelint: ignore")):
             for match in regex.finditer(text):
                 out.by_line.setdefault(line, []).append(
                     Suppression(shown, line, column + match.start() + 1, _codes(match["codes"]), directive))
     return out
+
+
+def may_suppress(raw: bytes) -> bool:
+    """Whether a file's bytes could hold a directive that silences an eaglelint code: any
+    `eaglelint`, or a `noqa` not followed on its line by `:CODE` with no `egl` after it.
+    The rest (SGLang's `# noqa: F401`) silence other tools only and are never reported
+    unused, so the tokenizer, the costly part of a warm run, is not started for them.
+    A superset of the directives the tokenizer finds: strings count too, and lowering the
+    bytes folds ASCII letters, the only ones that spell `noqa` or `EGL`."""
+    lowered = raw.lower()
+    if b"eaglelint" in lowered:
+        return True
+    at = lowered.find(b"noqa")
+    while at >= 0:
+        end = lowered.find(b"\n", at)
+        rest = lowered[at + 4:end if end >= 0 else len(lowered)]
+        if not _NAMED_CODE.match(rest) or b"egl" in rest:
+            return True  # a bare noqa, or one that may name an EGL code
+        at = lowered.find(b"noqa", at + 4)
+    return False
 
 
 def _codes(text: str | None) -> frozenset[str] | None:
@@ -129,19 +160,20 @@ def comments_and_spans(text: str) -> tuple[dict[int, tuple[int, str]], dict[int,
 
 def noqa_in(comment: str) -> re.Match | None:
     """The `# noqa` directive in a comment, if any (`codes` group: the codes it names)."""
-    return _NOQA.search(comment)
+    return _directives()[0].search(comment)
 
 
 class Suppressor:
     """Applies the suppressions of the files a run reports on, remembering which were used."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int | None = None) -> None:
         self._files: dict[str, FileSuppressions] = {}
+        self._limit = limit  # max-file-size: a file the check refused to read is not read here either
 
     def file(self, path: str | Path) -> FileSuppressions:
         key = display_path(path)
         if key not in self._files:
-            self._files[key] = scan(Path(path))
+            self._files[key] = scan(Path(path), self._limit)
         return self._files[key]
 
     def suppressed(self, finding: Finding) -> bool:

@@ -9,8 +9,6 @@ from pathlib import Path
 from conftest import FIXTURES, REPO
 
 MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
-JSON_KEYS = {"path", "line", "column", "code", "message", "class", "wrapped_class", "method",
-             "wrapped_path", "wrapped_line", "severity", "entry_class", "fixable"}
 
 
 def run(*args, cwd=None, env=None):
@@ -25,7 +23,7 @@ def test_findings_exit_1_and_json_schema():
     assert {r["method"] for r in rows} == {"get_embed_and_head", "set_eagle3_layers_to_capture",
                                            "set_embed_and_head"}
     for row in rows:
-        assert row.keys() >= JSON_KEYS
+        assert row.keys() == documented_json_schema().keys()
         assert row["class"] == "PlainWrapperForConditionalGeneration"
         assert row["line"] == 8 and row["column"] == 1
 
@@ -118,3 +116,86 @@ def test_text_output_explains_entry_class_in_a_legend():
     assert len(legend) == 1 and "EntryClass" in legend[0][len("(EntryClass):"):]
     plain = run("check", MODELS / "unresolved_wrapped.py", "--select", "EGL010", env={"NO_COLOR": "1"}).stdout
     assert ("(EntryClass):" in plain) == (" (EntryClass)" in plain.replace("(EntryClass):", ""))
+
+
+JSON_TYPES = {"string": (str,), "integer": (int,), "boolean": (bool,), "string or null": (str, type(None)),
+              "integer or null": (int, type(None)), "list of strings": (list,)}
+
+
+def documented_json_schema() -> dict[str, str]:
+    """Key -> type, as README's "JSON output" table documents them (its rows name one or
+    more keys and as many types)."""
+    section = (REPO / "README.md").read_text().split("### JSON output", 1)[1].split("\n## ", 1)[0]
+    schema = {}
+    for row in section.splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].startswith("`"):
+            continue
+        keys = [k.strip().strip("`") for k in cells[0].split(",")]
+        types = [t.strip() for t in cells[1].split(",")]
+        assert len(keys) == len(types), row
+        schema.update(zip(keys, types, strict=True))
+    return schema
+
+
+def test_json_output_has_every_documented_key_with_its_documented_type():
+    """The whole fixture tree (every rule family) and a changed file's dependents; the
+    README's table is the schema. Each key must also be set somewhere, so a key always
+    left null (or false, or empty) fails too."""
+    schema = documented_json_schema()
+    assert {"interface", "subclasses", "provider_class", "wrapper_attribute"} <= schema.keys()
+    assert set(schema.values()) <= JSON_TYPES.keys(), schema
+    changed = FIXTURES / "dependents" / "sglang" / "srt" / "models" / "deepseek_v2.py"
+    rows = [row for given in (FIXTURES / "check", changed)
+            for row in json.loads(run("check", "--output-format", "json", given).stdout)]
+    assert len(rows) >= 100
+    for row in rows:
+        assert row.keys() == schema.keys(), row
+        for key, kind in schema.items():
+            value = row[key]
+            assert type(value) in JSON_TYPES[kind] and not (kind == "integer" and type(value) is bool), (key, row)
+        assert all(type(name) is str for name in row["subclasses"])
+    for key in schema:
+        assert any(row[key] not in (None, [], False) for row in rows), f"{key} is never set"
+
+
+def test_json_member_fields_say_which_pack_attribute_and_defining_class():
+    """Read independently of eaglelint: the pack that lists `method` (rules/interfaces/*.toml),
+    the class whose body defines `method` at `wrapped_path:wrapped_line` (ast), and each
+    subclass named in `subclasses` (a class of the tree whose bases reach `class`)."""
+    import ast
+    import tomllib
+
+    packs = {}
+    for path in (REPO / "rules" / "interfaces").glob("*.toml"):
+        data = tomllib.loads(path.read_text())
+        for member in data.get("members", []) + data.get("methods", []):
+            packs.setdefault(member["name"], set()).add(data["name"])
+    bases = {}  # class name -> names of its bases, over the fixture tree
+    for path in (FIXTURES / "check").rglob("*.py"):
+        try:
+            tree = ast.parse(path.read_bytes())
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases.setdefault(node.name, set()).update(ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases)
+
+    def inherits(cls: str, ancestor: str, seen=()) -> bool:
+        return any(b == ancestor or (b not in seen and inherits(b, ancestor, (*seen, b))) for b in bases.get(cls, ()))
+
+    rows = json.loads(run("check", "--output-format", "json", FIXTURES / "check").stdout)
+    members = [r for r in rows if r["code"] in ("EGL001", "EGL002", "EGL003")]
+    assert len(members) >= 50 and any(r["provider_class"] != r["wrapped_class"] for r in members)
+    for row in members:
+        assert row["interface"] in packs[row["method"]] and row["wrapper_attribute"] == "language_model", row
+        tree = ast.parse(Path(row["wrapped_path"]).read_bytes())
+        definers = [c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for f in c.body
+                    if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == row["method"]
+                    and f.lineno == row["wrapped_line"]]
+        assert definers == [row["provider_class"].rsplit(".", 1)[-1]], row
+    with_subclasses = [r for r in rows if r["subclasses"]]
+    assert len(with_subclasses) >= 3
+    for row in with_subclasses:
+        # a subclass in another file is named with its file: `Child (child.py)`
+        assert all(inherits(sub.split(" (")[0], row["class"].rsplit(".", 1)[-1]) for sub in row["subclasses"]), row

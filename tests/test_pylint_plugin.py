@@ -3,6 +3,7 @@ run with the real pylint on the fixture trees."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,6 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, REPO
 
-from eaglelint.lint import lint
 from eaglelint.pylint_plugin import message_ids, symbol
 
 CHECK = FIXTURES / "check" / "sglang" / "srt" / "models"
@@ -35,19 +35,44 @@ def as_found(messages):
     return out
 
 
+def check_json(path, cwd=REPO):
+    """What `eaglelint check --output-format json` reports: the command line, not lint()."""
+    done = subprocess.run([sys.executable, "-m", "eaglelint", "check", "--no-dependents", "--output-format", "json",
+                           str(path)], capture_output=True, text=True, cwd=cwd,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
 def eaglelint_found(path):
-    return {(Path(f.path).resolve(), f.line, f.column, f.code, f.message)
-            for f in lint([path], dependents=False).findings}
+    return {(Path(r["path"]).resolve(), r["line"], r["column"], r["code"], r["message"]) for r in check_json(path)}
+
+
+CHILD = ("from sglang.srt.models.wrapper_plain_assign import PlainWrapperForConditionalGeneration\n\n\n"
+         "class ChildInAnotherFile(PlainWrapperForConditionalGeneration):\n    pass\n")
 
 
 @pytest.fixture(scope="module")
-def check_tree_messages():
-    return pylint(CHECK)
+def check_tree(tmp_path_factory):
+    """The fixture tree, plus a subclass (in a file of its own) of a wrapper with gaps."""
+    tree = tmp_path_factory.mktemp("tree") / "sglang" / "srt" / "models"
+    shutil.copytree(CHECK, tree)
+    (tree / "child_in_another_file.py").write_text(CHILD)
+    return tree
 
 
-def test_same_findings_as_eaglelint_check_on_the_fixture_tree(check_tree_messages):
+@pytest.fixture(scope="module")
+def check_tree_messages(check_tree):
+    return pylint(check_tree)
+
+
+def test_same_findings_as_eaglelint_check_on_the_fixture_tree(check_tree, check_tree_messages):
+    rows = check_json(check_tree)
+    # the gap inherited across files is reported at the base, naming the child and its file
+    assert any(Path(r["path"]).name == "wrapper_plain_assign.py"
+               and "ChildInAnotherFile (child_in_another_file.py)" in r["subclasses"] for r in rows)
     ours = [m for m in check_tree_messages if m["symbol"].startswith("egl")]
-    expected = {f for f in eaglelint_found(CHECK) if f[3] != "EGL999"}
+    expected = {f for f in eaglelint_found(check_tree) if f[3] != "EGL999"}
     assert as_found(ours) == expected and len(expected) >= 40
 
 

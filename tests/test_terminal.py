@@ -1,5 +1,5 @@
 """What a person at a terminal sees: a progress bar only on a TTY and only for long
-runs, `--quiet`, `--statistics`, and an example in every command's --help."""
+runs, `--quiet`, and an example in every command's --help."""
 
 import os
 import pty
@@ -75,12 +75,6 @@ def test_quiet_keeps_the_reason_for_a_dependent_on_the_same_line():
     done = run("check", "--quiet", DEPENDENTS / "deepseek_v2.py")
     lines = done.stdout.splitlines()
     assert lines and all(re.match(r"\S+\.py:\d+:\d+ EGL\d{3} .*checked because it depends", ln) for ln in lines)
-
-
-def test_statistics_counts_per_code():
-    done = run("check", "--statistics", MODELS / "wrapper_plain_assign.py")
-    counts = dict(re.findall(r"^\s*(\d+) (EGL\d{3})", done.stdout, re.MULTILINE)[i][::-1] for i in range(2))
-    assert counts == {"EGL001": "2", "EGL002": "1"}
 
 
 @pytest.mark.parametrize("command", sorted(cli.commands))

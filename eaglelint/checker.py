@@ -107,7 +107,7 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     cached = project.cache.get(run_key) if run_key else None
     if isinstance(cached, tuple) and _deps_unchanged(project, cached[1]):
         return cached[0]
-    # a cache hit needs none of the analysis: it is loaded from here on, once
+    # the analysis builds on this module, and a cache hit needs none of it: imported here
     from .held import HeldIndex, held_wrapper, tree_raws
     from .isolation import check_wrappers, class_failure
     from .owner_rules import owner_findings

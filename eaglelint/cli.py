@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -25,13 +26,15 @@ from .output import FORMATS, open_output, write_report
 from .report import progress_bar, wants_progress
 from .support_cmd import support_cmd
 
-# rich is imported where a command draws on a terminal or fixes (rich_console()), never at
-# start-up: a warm `check` that only reports is over in a tenth of a second, and loading
-# rich alone would be a good part of that
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
-def rich_console(stderr: bool = False):
-    """rich's console, for the messages of a fix (the report itself is output.py's)."""
+
+def rich_console(stderr: bool = False) -> Console:
+    """rich's console, for the messages of a fix (the report is output.py's). Imported here,
+    never at start-up: a warm `check` that only reports takes a tenth of a second, and
+    loading rich would be a good part of it."""
     from rich.console import Console
 
     return Console(soft_wrap=True, stderr=stderr)

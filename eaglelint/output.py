@@ -20,7 +20,16 @@ import click
 
 from .checker import Finding
 from .fix_run import fix_command_lines
-from .report import plain, statistics, statistics_lines, text_lines, write_concise, write_json, write_lines
+from .report import (
+    plain,
+    statistics,
+    statistics_lines,
+    text_lines,
+    write_concise,
+    write_github,
+    write_json,
+    write_lines,
+)
 
 FORMATS = ["text", "concise", "json", "sarif", "github", "junit"]
 
@@ -55,7 +64,6 @@ def write_report(findings: list[Finding], output_format: str, out: TextIO, quiet
 
         write_sarif(findings, out)
     elif output_format == "github":
-        from .report import write_github
         from .sarif import repo_root
 
         write_github(findings, out, repo_root())

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from eaglelint import cli, isolation, lint, modules
+from eaglelint import cli, isolation, lint, summary
 from eaglelint import fix as fixmod
 from eaglelint.checker import CheckOptions, check_files
 from eaglelint.exprs import _Refs
@@ -230,14 +230,14 @@ def test_expansion_work_is_bounded(tmp_path, monkeypatch):
 def test_internal_error_in_one_file_is_reported_and_the_others_are_checked(tmp_path, monkeypatch):
     for name in ("crlf", "tabs"):
         make_case(tmp_path, name)
-    real = modules.summarize
+    real = summary.summarize  # modules.summarize_raw imports it when a file is first summarised
 
     def failing(tree, source, path):
         if Path(path).parent.name == "crlf" and Path(path).name == "w.py":
             raise KeyError("boom")
         return real(tree, source, path)
 
-    monkeypatch.setattr(modules, "summarize", failing)
+    monkeypatch.setattr(summary, "summarize", failing)
     options = CheckOptions(tuple(select_interfaces(None)))
     findings = check_files(sorted(tmp_path.rglob("*.py")), options, Project()).findings
     assert {(Path(f.path).parent.name, f.code) for f in findings} == {("crlf", "EGL999"), ("tabs", "EGL001")}

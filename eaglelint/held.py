@@ -59,6 +59,7 @@ class HeldIndex:
         # drafts that define or inherit (by name) every draft-side member: nothing to ask of them
         self.complete_drafts = frozenset(set.intersection(*(defines[m] for m in draft_members))) \
             if draft_members else frozenset()
+        self.any_provider = self.providers | self.draft_providers
 
     def attrs(self, path: Path, raw: bytes) -> tuple[str, ...]:
         """Attributes the file assigns a call of a provider class, or of a builder method
@@ -66,30 +67,40 @@ class HeldIndex:
         class, only a provider of a draft-side member that the class does not define
         counts: the engine asks nothing else of a draft."""
         out: dict[str, None] = {}
-        classes = self.index.by_path.get(Path(path), [])
+        built: dict[bytes, set[bytes]] = {}
         for m in _ASSIGN.finditer(raw):
             attr, callee = m.groups()
             name = callee.rsplit(b".", 1)[-1]
-            owner = next(((n, s, e) for n, s, e in classes if s <= m.start() < e), None)
+            if callee.startswith(b"self."):
+                if name not in built:
+                    built[name] = self._built(raw, name)
+                held = built[name]
+            else:
+                held = {name} & self.any_provider
+            if not held:
+                continue  # most assignments: a layer, a config value
+            owner = next(((n, s, e) for n, s, e in self.index.by_path.get(Path(path), []) if s <= m.start() < e),
+                         None)
             providers = self.providers
             if owner is not None and is_draft_name(owner[0].decode(), Path(path)):
                 if owner[0] in self.complete_drafts:
                     continue
                 providers = self.draft_providers
-            if name in providers or (callee.startswith(b"self.") and self._builds(raw, name, providers)):
+            if held & providers:
                 out[attr.decode()] = None
         return tuple(out)
 
-    def _builds(self, raw: bytes, method: bytes, providers: frozenset[bytes]) -> bool:
+    def _built(self, raw: bytes, method: bytes) -> set[bytes]:
+        """The provider classes that the file's methods named `method` call."""
         needle = b"def " + method + b"("
+        out: set[bytes] = set()
         at = raw.find(needle)
         while at >= 0:
             end = min((e for e in (raw.find(b"\n    def ", at + 1), raw.find(b"\nclass ", at + 1)) if e >= 0),
                       default=len(raw))
-            if any(n in providers for n in _CALLEE.findall(raw, at + len(needle), end)):
-                return True
+            out.update(n for n in _CALLEE.findall(raw, at + len(needle), end) if n in self.any_provider)
             at = raw.find(needle, at + 1)
-        return False
+        return out
 
 
 def _defining(index: ClassIndex, member: str) -> set[bytes]:

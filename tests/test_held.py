@@ -9,8 +9,10 @@ from conftest import FIXTURES
 
 from eaglelint.checker import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, CheckOptions, check_files
 from eaglelint.discover import discover
-from eaglelint.held import HeldIndex
+from eaglelint.held import HeldIndex, holds_language_model
 from eaglelint.interfaces import select_interfaces
+from eaglelint.modules import Project
+from eaglelint.resolve import ClassEntity, Resolver
 
 MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
 HELD_LLM = MODELS / "held_llm.py"
@@ -27,7 +29,7 @@ def classes_reported(wrapper_attrs=(), files=None):
 def test_default_finds_llm_holders_and_restriction_to_language_model_drops_them():
     default = classes_reported()
     assert ("held_llm.py", "NVILAStyleForConditionalGeneration", "llm") in default
-    assert ("held_llm.py", "MiniCPMOStyle", "llm") in default
+    assert ("held_builder.py", "MiniCPMOStyle", "llm") in default
     assert ("held_causal_lm_as_model.py", "OCRStyleForCausalLM", "model") in default
     restricted = classes_reported(("language_model",))
     assert {attr for _, _, attr in restricted} == {"language_model"}
@@ -37,14 +39,14 @@ def test_default_finds_llm_holders_and_restriction_to_language_model_drops_them(
 def test_restriction_to_llm_keeps_only_llm_holders():
     only_llm = classes_reported(("llm",))
     assert {attr for _, _, attr in only_llm} == {"llm"}
-    assert {cls for name, cls, _ in only_llm if name == "held_llm.py"} == {
+    assert {cls for name, cls, _ in only_llm if name.startswith("held_")} == {
         "NVILAStyleForConditionalGeneration", "MiniCPMOStyle"}
 
 
 def test_a_file_checked_alone_still_knows_the_held_class_from_its_tree():
     """pre-commit passes only the changed file: base_llm.py is read from the models folder."""
     alone = classes_reported(files=[HELD_LLM])
-    assert {cls for _, cls, _ in alone} == {"NVILAStyleForConditionalGeneration", "MiniCPMOStyle"}
+    assert {cls for _, cls, _ in alone} == {"NVILAStyleForConditionalGeneration"}
 
 
 def test_index_names_providers_their_subclasses_and_builders_not_decoders():
@@ -52,7 +54,10 @@ def test_index_names_providers_their_subclasses_and_builders_not_decoders():
     index = HeldIndex(raws, EAGLE3, EAGLE3[2:])
     assert {b"BaseLLMForCausalLM", b"DerivedLLMForCausalLM", b"PartialLLMForCausalLM"} <= index.providers
     assert b"PlainLLMForCausalLM" not in index.providers
-    assert index.attrs(HELD_LLM, HELD_LLM.read_bytes()) == ("llm",)  # the direct call and the builder's
+    assert b"HeadlessDecoderModel" not in index.providers  # defines the setter, but has no head
+    assert index.attrs(HELD_LLM, HELD_LLM.read_bytes()) == ("llm",)
+    builder = MODELS / "held_builder.py"
+    assert index.attrs(builder, builder.read_bytes()) == ("llm",)  # through init_llm's body
     assert index.attrs(MODELS / "ok_not_wrapper.py", (MODELS / "ok_not_wrapper.py").read_bytes()) == ()
 
 
@@ -65,3 +70,17 @@ def test_cli_wrapper_attribute_restricts_discovery(tmp_path):
     config = tmp_path / "eaglelint.toml"
     config.write_text('wrapper-attributes = ["language_model"]\n')
     assert run("--config", str(config)).returncode == 0
+
+
+def test_a_held_decoder_is_no_language_model_a_held_causal_lm_is():
+    """The exact test behind the bytes index: a head of its own, not the setter alone."""
+    project = Project()
+    resolver = Resolver(project)
+
+    def holds(name, cls, attr):
+        mod = project.summary(MODELS / name)
+        return holds_language_model(resolver, ClassEntity(mod.path, cls), attr, EAGLE3)
+    assert not holds("held_decoder_owner.py", "HeadlessDecoderForCausalLM", "model")
+    assert holds("held_causal_lm_as_model.py", "OCRStyleForCausalLM", "model")
+    assert holds("held_thinker.py", "OmniMoeStyleForConditionalGeneration", "thinker")
+    assert not holds("ok_not_wrapper.py", "EmbeddingModel", "model")  # provides none of the members

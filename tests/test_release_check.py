@@ -119,3 +119,16 @@ def test_0_5_23_restricted_to_language_model_finds_none_of_them():
     findings = check_files(discover([models_dir("0.5.23")]).files, options).findings
     assert not set(_delegation_gaps(findings)) & set(HELD_0_5_23)
     assert {f.wrapper_attribute for f in findings if f.code in DELEGATION} == {"language_model"}
+
+
+def test_0_5_23_draft_architectures_are_the_rewrites_not_the_targets_compared():
+    """configs/model_config.py, _config_draft_model: `if is_draft_model and
+    self.hf_config.architectures[0] == "MiMoForCausalLM": ... = "MiMoMTP"` (lines 1092-1093),
+    `self.hf_config.architectures = ["Step3p5MTP"]` (1120); the target compared is no draft."""
+    from fetch_sglang import release_root
+
+    from eaglelint.roles import draft_architectures
+
+    found = draft_architectures(release_root("0.5.23") / "sglang" / "srt" / "configs" / "model_config.py")
+    assert {"MiMoMTP", "Step3p5MTP", "BailingMoeForCausalLMNextN", "Qwen3_5ForCausalLMMTP"} <= found
+    assert not found & {"MiMoForCausalLM", "Step3p7ForConditionalGeneration", "BailingMoeV2ForCausalLM"}

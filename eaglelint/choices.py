@@ -18,11 +18,10 @@ import ast
 from pathlib import Path
 
 from .exprs import expression_refs
+from .method_facts import CONSTRUCTOR
 from .refs import Ref
 from .resolve import ClassEntity, Entity, InstanceEntity, Resolver, SeqEntity, Unknown
 from .summary import FunctionInfo, Param
-
-CONSTRUCTOR = "__init__"
 
 
 def held_classes(resolver: Resolver, cls: ClassEntity, attr: str) -> tuple[list[ClassEntity], list[str]]:

@@ -13,6 +13,8 @@ import ast
 from .exprs import expression_refs
 from .refs import Ref
 
+CONSTRUCTOR = "__init__"
+
 
 def only_raises_not_implemented(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """An abstract builder (`def init_llm(...): raise NotImplementedError`, MiniCPM-V's base):
@@ -25,16 +27,19 @@ def only_raises_not_implemented(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> b
     return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
 
 
-def super_calls(stmts: list[ast.stmt], scope_of) -> tuple[Ref, ...]:
-    """What a method passes up to its base's method of the same kind: one `super` Ref per
-    `super().m(...)` or `Base.m(self, ...)` statement, named m; its args are `arg` Refs
-    named by keyword or position (`*` for a starred argument), a `Base.m` call's first
-    arg being `target` (the base). `scope_of()` gives the local scope, built only if needed."""
+def super_calls(name: str, stmts: list[ast.stmt], scope_of) -> tuple[Ref, ...]:
+    """What a constructor passes up to its base's: one `super` Ref per `super().__init__(...)`
+    or `Base.__init__(self, ...)` statement with arguments; its args are `arg` Refs named
+    by keyword or position (`*` for a starred argument), a `Base.__init__` call's first
+    arg being `target` (the base). `scope_of()` gives the local scope, built only if needed.
+    Only constructors: the loader's call is the one whose arguments are known."""
     out: list[Ref] = []
-    for stmt in stmts:
-        call = stmt.value if isinstance(stmt, (ast.Expr, ast.Return)) else None
-        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
-            continue
+    for stmt in stmts if name == CONSTRUCTOR else ():
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute) \
+                or call.func.attr != CONSTRUCTOR or not call.keywords and all(
+                    isinstance(a, ast.Name) and a.id == "self" for a in call.args):
+            continue  # passes nothing (`super().__init__()`, `nn.Module.__init__(self)`)
         target, args = call.func.value, list(call.args)
         if isinstance(target, ast.Call) and isinstance(target.func, ast.Name) and target.func.id == "super":
             head: list[Ref] = []

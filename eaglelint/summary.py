@@ -261,7 +261,7 @@ class _Summarizer:
             is_async=isinstance(fn, ast.AsyncFunctionDef),
             signature_names=tuple(sorted(names)),
             keeps_argument=returns_argument_unchanged(fn),
-            super_calls=super_calls(body.stmts, lambda: body.scope), abstract=only_raises_not_implemented(fn),
+            super_calls=super_calls(fn.name, body.stmts, lambda: body.scope), abstract=only_raises_not_implemented(fn),
         )
 
     def params(self, a: ast.arguments) -> tuple[tuple[Param, ...], set[str]]:

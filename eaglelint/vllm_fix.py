@@ -97,7 +97,6 @@ def _plan_file(path: Path, findings: list[Finding], project: Project) -> FileFix
             methods = [line for name in plan.delegate for line in ["", *_forward(resolver, plan, name, project,
                                                                                   path, indent, step)]]
             edits.append((_insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
-            added += [(f.class_name, name) for name in plan.delegate]
         _import_marker(imports, tree, project, path, marker, _marker_module(project, f, marker))
     text = apply_edits(lines, edits + imports.edits(), newline)
     try:

@@ -161,7 +161,7 @@ def test_json_output_has_every_documented_key_with_its_documented_type():
 
 def test_json_member_fields_say_which_pack_attribute_and_defining_class():
     """Read independently of eaglelint: the pack that lists `method` (rules/interfaces/*.toml),
-    the class whose body defines `method` at `wrapped_path:wrapped_line` (ast), and each
+    the attribute the wrapper (or a base) assigns on self, the class whose body defines `method` at `wrapped_path:wrapped_line` (ast), and each
     subclass named in `subclasses` (a class of the tree whose bases reach `class`)."""
     import ast
     import tomllib
@@ -172,6 +172,7 @@ def test_json_member_fields_say_which_pack_attribute_and_defining_class():
         for member in data.get("members", []) + data.get("methods", []):
             packs.setdefault(member["name"], set()).add(data["name"])
     bases = {}  # class name -> names of its bases, over the fixture tree
+    held = {}  # class name -> the attributes its methods assign on self
     for path in (FIXTURES / "check").rglob("*.py"):
         try:
             tree = ast.parse(path.read_bytes())
@@ -180,15 +181,23 @@ def test_json_member_fields_say_which_pack_attribute_and_defining_class():
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 bases.setdefault(node.name, set()).update(ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases)
+                held.setdefault(node.name, set()).update(  # self.x = ..., self.x: T = ..., a, self.x = ...
+                    t.attr for a in ast.walk(node) if isinstance(a, ast.Assign | ast.AnnAssign)
+                    for target in (a.targets if isinstance(a, ast.Assign) else [a.target]) for t in ast.walk(target)
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self")
 
     def inherits(cls: str, ancestor: str, seen=()) -> bool:
         return any(b == ancestor or (b not in seen and inherits(b, ancestor, (*seen, b))) for b in bases.get(cls, ()))
+
+    def assigned(cls: str) -> set[str]:  # on self, by the class or any base in the tree
+        return held.get(cls, set()).union(*(held.get(b, set()) for b in bases if inherits(cls, b)))
 
     rows = json.loads(run("check", "--output-format", "json", FIXTURES / "check").stdout)
     members = [r for r in rows if r["code"] in ("EGL001", "EGL002", "EGL003")]
     assert len(members) >= 50 and any(r["provider_class"] != r["wrapped_class"] for r in members)
     for row in members:
-        assert row["interface"] in packs[row["method"]] and row["wrapper_attribute"] == "language_model", row
+        assert row["interface"] in packs[row["method"]], row
+        assert row["wrapper_attribute"] in assigned(row["class"].rsplit(".", 1)[-1]), row
         tree = ast.parse(Path(row["wrapped_path"]).read_bytes())
         definers = [c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for f in c.body
                     if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == row["method"]

@@ -18,9 +18,9 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .delegation import DEFAULT_STYLE, STYLES
-from .interfaces import load_codes, load_interfaces
-from .sources import DEFAULT_MAX_FILE_SIZE
+from .analysis.sources import DEFAULT_MAX_FILE_SIZE
+from .fix.delegation import DEFAULT_STYLE, STYLES
+from .packs import load_codes, load_interfaces
 
 DEFAULT_WRAPPER_ATTRIBUTES = ("language_model",)
 SEVERITIES = ("error", "warning", "info")

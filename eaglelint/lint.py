@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .analysis.dependents import find_dependents
+from .analysis.discover import discover
+from .analysis.project import Project
 from .baseline import in_baseline
-from .checker import CheckOptions, Finding, check_files, file_error
+from .checks.run import CheckOptions, Finding, check_files, file_error
 from .config import ConfigError, Settings, find_config, load_settings
-from .dependents import find_dependents
-from .discover import discover
-from .interfaces import RulesError, select_interfaces
-from .modules import Project
+from .packs import RulesError, select_interfaces
 from .suppressions import Suppressor
 
 Progress = Callable[[list[Path]], Iterable[Path]]

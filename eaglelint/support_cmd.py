@@ -14,7 +14,7 @@ import click
 
 from .cli_options import target_paths
 from .config import split_flag
-from .interfaces import RulesError, select_interfaces
+from .packs import RulesError, select_interfaces
 from .support import STATUSES, Row, support_matrix
 
 STYLE = dict(zip(STATUSES, ("green", "yellow", "cyan", "red", "dim"), strict=True))

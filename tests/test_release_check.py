@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from fetch_sglang import models_dir
 
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.discover import discover
-from eaglelint.interfaces import select_interfaces
+from eaglelint.analysis.discover import discover
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.packs import select_interfaces
 
 pytestmark = pytest.mark.release
 EAGLE3 = {"set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head"}

@@ -39,8 +39,8 @@ def test_0_5_4_the_three_wrappers_are_byte_identical_across_post1_and_post2():
 @pytest.mark.parametrize("changed", ["deepseek_v2.py", "llama.py", "qwen2.py", "qwen3.py", "qwen2_vl.py", "utils.py"])
 def test_0_5_9_import_line_prefilter_misses_no_dependent(changed):
     """The cheap prefilter (import lines only) finds exactly what resolving every wrapper finds."""
-    from eaglelint.dependents import find_dependents
-    from eaglelint.modules import Project
+    from eaglelint.analysis.dependents import find_dependents
+    from eaglelint.analysis.project import Project
 
     path = models_dir("0.5.9") / changed
     fast = find_dependents([path], {path}, ("language_model",), Project())

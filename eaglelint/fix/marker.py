@@ -15,12 +15,12 @@ import ast
 import os
 from pathlib import Path
 
-from .checker import Finding
-from .fix import FileFix, FixPlan, _find_class, apply_edits
+from ..analysis.project import Project
+from ..analysis.sources import SourceError, parse_source, read_source, split_lines
+from ..checks.run import Finding
+from ..packs import load_interfaces
 from .imports import MAX_LINE, ImportPlan
-from .interfaces import load_interfaces
-from .modules import Project
-from .sources import SourceError, parse_source, read_source, split_lines
+from .plan import FileFix, FixPlan, _find_class, apply_edits
 
 
 class _NotFixable(Exception):

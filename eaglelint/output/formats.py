@@ -19,8 +19,8 @@ from typing import TextIO
 import click
 from rich.console import Console
 
-from .checker import Finding
-from .fix_run import print_fix_commands
+from ..checks.run import Finding
+from ..fix.run import print_fix_commands
 from .junit import write_junit
 from .report import statistics, write_concise, write_github, write_json, write_statistics, write_text
 from .sarif import repo_root, write_sarif

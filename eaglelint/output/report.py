@@ -18,8 +18,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from .checker import Finding
-from .interfaces import load_codes
+from ..checks.run import Finding
+from ..packs import load_codes
 
 PROGRESS_MIN_FILES = 40  # fewer files finish before a bar would be worth drawing
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}

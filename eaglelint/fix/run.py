@@ -22,10 +22,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .checker import Finding, display_path
-from .fix import FileFix, FixError, FixPlan, plan_fixes, write_fix
-from .lint import LintResult
-from .modules import Project
+from ..analysis.project import Project
+from ..checks.run import Finding, display_path
+from ..lint import LintResult
+from .plan import FileFix, FixError, FixPlan, plan_fixes, write_fix
 
 PRE_COMMIT_HOOK = "eaglelint-fix"
 

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .interfaces import Interface, InterfaceMethod, load_codes
-from .modules import Project
-from .resolve import ClassEntity, Resolver
-from .sources import SourceError, read_bytes
+from ..analysis.project import Project
+from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.sources import SourceError, read_bytes
+from ..packs import Interface, InterfaceMethod, load_codes
 
 DEFAULT_WRAPPER_ATTRS = ("language_model",)
 SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
@@ -117,9 +117,9 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
                     wrappers.append((ClassEntity(mod.path, cls.name), attr))
                     break
     methods = _methods(options.interfaces)
-    from .isolation import check_wrappers, class_failure  # builds on this module: imported late
-    from .owner_rules import owner_findings
-    from .wrapper_check import Run
+    from .members import Run
+    from .owner import owner_findings
+    from .registry import check_wrappers, class_failure  # builds on this module: imported late
 
     result.findings.extend(check_wrappers(Run(resolver, project, raws), wrappers, methods, options.interfaces))
     result.findings.extend(owner_findings(resolver, project, raws, methods, lambda c, e: class_failure(project, c, e)))

@@ -16,10 +16,10 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from .checker import Finding
-from .fix import FileFix, FixError, write_fix
-from .sources import SourceError, read_source, split_lines
-from .suppressions import comments_and_spans, noqa_in
+from ..analysis.sources import SourceError, read_source, split_lines
+from ..checks.run import Finding
+from ..suppressions import comments_and_spans, noqa_in
+from .plan import FileFix, FixError, write_fix
 
 DEFAULT_REASON = "existing gap, recorded by eaglelint check --add-noqa"
 BOM = b"\xef\xbb\xbf"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .summary import FunctionInfo, Param
+from ..analysis.summary import FunctionInfo, Param
 
 STYLES = ("raise", "plain", "guard")
 DEFAULT_STYLE = "raise"

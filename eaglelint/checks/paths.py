@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .aux_rules import CAPTURES, AuxChecker
-from .checker import Finding, display_path
-from .interfaces import Interface, InterfaceMethod
-from .members import forwards_some, has_member
-from .resolve import ClassEntity, Resolver
-from .vllm_rules import CODE, DECODER_CODE, decoder_without_capture, marker_gaps
-from .wrapper_check import is_component, wrapped_candidates
+from ..analysis.presence import forwards_some, has_member
+from ..analysis.resolve import ClassEntity, Resolver
+from ..packs import Interface, InterfaceMethod
+from .aux import CAPTURES, AuxChecker
+from .marker import CODE, DECODER_CODE, decoder_without_capture, marker_gaps
+from .members import is_component, wrapped_candidates
+from .run import Finding, display_path
 
 
 def path_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]], methods: list[InterfaceMethod],

@@ -24,12 +24,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checker import WrapperAssignTest
+from ..checks.members import wrapped_candidates
+from ..checks.run import WrapperAssignTest
 from .discover import discover
-from .modules import Project
+from .project import Project
 from .resolve import ClassEntity, Resolver
 from .sources import SourceError, read_source
-from .wrapper_check import wrapped_candidates
 
 
 @dataclass(frozen=True)

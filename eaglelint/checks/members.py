@@ -13,14 +13,14 @@ import builtins
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .checker import Finding, code_for, display_path
-from .delegation import refusal
-from .interfaces import InterfaceMethod
-from .members import presence
-from .modules import Project
-from .refs import Ref
-from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
-from .summary import free_names_of_text
+from ..analysis.presence import presence
+from ..analysis.project import Project
+from ..analysis.refs import Ref
+from ..analysis.resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
+from ..analysis.summary import free_names_of_text
+from ..fix.delegation import refusal
+from ..packs import InterfaceMethod
+from .run import Finding, code_for, display_path
 
 UNRESOLVED = "EGL010"
 

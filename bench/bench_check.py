@@ -41,9 +41,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from fetch_sglang import models_dir
 
-from eaglelint.cache import SummaryCache
+from eaglelint.analysis.cache import SummaryCache
+from eaglelint.analysis.project import Project
 from eaglelint.lint import SettingsFinder, lint
-from eaglelint.modules import Project
 
 
 def floor(root: Path) -> None:

@@ -15,7 +15,7 @@ import os
 from functools import cache
 from pathlib import Path
 
-from .checker import Finding
+from .checks.run import Finding
 from .config import ConfigError
 
 VERSION = 1

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from .cache import clean, default_cache_dir
+from .analysis.cache import clean, default_cache_dir
 
 
 @click.command("clean")

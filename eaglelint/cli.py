@@ -15,15 +15,15 @@ import click
 from . import __version__
 from .baseline import write as write_baseline_file
 from .cache_commands import clean_cmd
-from .checker import display_path
+from .checks.run import display_path
 from .cli_options import UsageProblem, common, make_project, run_lint, settings_finder, target_paths
 from .config import ConfigError
-from .delegation import STYLES
-from .fix_run import plan, plural, print_fix_commands, print_fixed, print_left, write_plan
+from .fix.delegation import STYLES
+from .fix.noqa import DEFAULT_REASON, add_noqa_comments
+from .fix.run import plan, plural, print_fix_commands, print_fixed, print_left, write_plan
 from .info_commands import interfaces_cmd, rule_cmd, rules_cmd
-from .noqa_writer import DEFAULT_REASON, add_noqa_comments
-from .output import FORMATS, open_output, write_report
-from .report import progress_bar, wants_progress
+from .output.formats import FORMATS, open_output, write_report
+from .output.report import progress_bar, wants_progress
 from .support_cmd import support_cmd
 
 if TYPE_CHECKING:

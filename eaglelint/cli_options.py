@@ -12,8 +12,10 @@ from pathlib import Path
 
 import click
 
-from .cache import DEFAULT_MAX_SIZE, SummaryCache, default_cache_dir
-from .checker import display_path
+from .analysis.cache import DEFAULT_MAX_SIZE, SummaryCache, default_cache_dir
+from .analysis.discover import checkout_models_dir, installed_models_dir
+from .analysis.project import Project
+from .checks.run import display_path
 from .config import (
     ConfigError,
     check_attributes,
@@ -23,9 +25,7 @@ from .config import (
     parse_size,
     split_flag,
 )
-from .discover import checkout_models_dir, installed_models_dir
 from .lint import LintResult, SettingsFinder, lint
-from .modules import Project
 
 
 class UsageProblem(click.UsageError):

@@ -18,9 +18,9 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .delegation import DEFAULT_STYLE, STYLES
-from .interfaces import load_codes, load_interfaces
-from .sources import DEFAULT_MAX_FILE_SIZE
+from .analysis.sources import DEFAULT_MAX_FILE_SIZE
+from .fix.delegation import DEFAULT_STYLE, STYLES
+from .packs import load_codes, load_interfaces
 
 SEVERITIES = ("error", "warning", "info")
 DEFAULT_FAIL_ON = ("error", "warning")  # an info finding has nothing to fix: it must not block a commit

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from .config import split_flag
-from .interfaces import RulesError, load_codes, select_interfaces
+from .packs import RulesError, load_codes, select_interfaces
 
 
 @click.command("rules")
@@ -67,8 +67,8 @@ def interfaces_cmd(sglang_root, interface, output_format):
       eaglelint interfaces python/
       eaglelint interfaces --interface eagle3,dflash --output-format json
     """
-    from .engine_drift import compare, locate_root, release_version, to_json, write_text
-    from .engine_scan import load_scan_rules, scan_engine
+    from .drift.compare import compare, locate_root, release_version, to_json, write_text
+    from .drift.scan import load_scan_rules, scan_engine
 
     root = locate_root(sglang_root)
     if root is None:

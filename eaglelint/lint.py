@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .analysis.dependents import find_dependents
+from .analysis.discover import discover
+from .analysis.project import Project
 from .baseline import in_baseline
-from .checker import CheckOptions, Finding, check_files, file_error, pack_members
+from .checks.run import CheckOptions, Finding, check_files, file_error, pack_members
 from .config import ConfigError, Settings, find_config, load_settings
-from .discover import discover
-from .interfaces import RulesError, select_interfaces
-from .modules import Project
+from .packs import RulesError, select_interfaces
 from .suppressions import Suppressor
 
 Progress = Callable[[list[Path]], Iterable[Path]]
@@ -138,7 +139,6 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
 
 
 def _dependent_findings(settings, explicit, files, options, project, result) -> list[Finding]:
-    from .dependents import find_dependents  # builds on the analysis, which a warm whole-tree run skips
 
     members = dict(members=pack_members(options.interfaces), draft_members=pack_members(options.interfaces, "draft"))
     found = [d for d in find_dependents(explicit, set(files), settings.wrapper_attributes, project, **members)

@@ -24,12 +24,12 @@ from pathlib import Path
 
 from pylint.checkers import BaseRawFileChecker
 
-from .checker import Finding
+from .analysis.dependents import tree_of
+from .analysis.project import Project
+from .checks.run import Finding
 from .config import ConfigError
-from .dependents import tree_of
-from .interfaces import load_codes
 from .lint import SettingsFinder, lint
-from .modules import Project
+from .packs import load_codes
 
 CHECKER_DIGITS = "88"
 LETTER = {"error": "E", "warning": "W", "info": "I"}

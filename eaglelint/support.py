@@ -14,7 +14,17 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checker import (
+from .analysis.discover import discover
+from .analysis.owners import OwnerAnalysis
+from .analysis.presence import has_member, presence
+from .analysis.project import Project
+from .analysis.resolve import ClassEntity, Resolver
+from .analysis.roles import is_draft
+from .checks.members import wrapped_candidates
+from .checks.owner import CODE as OWNER_CODE
+from .checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
+from .checks.owner import chooses_decoder
+from .checks.run import (
     DEFAULT_WRAPPER_ATTRS,
     OPTIONAL_CODE,
     SEVERITY_BY_CALLED_ON,
@@ -23,17 +33,7 @@ from .checker import (
     check_files,
     display_path,
 )
-from .discover import discover
-from .interfaces import Interface, InterfaceMethod, load_codes
-from .members import has_member, presence
-from .modules import Project
-from .owner_rules import CODE as OWNER_CODE
-from .owner_rules import NO_FIX_CODE as OWNER_NO_FIX_CODE
-from .owner_rules import chooses_decoder
-from .owners import OwnerAnalysis
-from .resolve import ClassEntity, Resolver
-from .roles import is_draft
-from .wrapper_check import wrapped_candidates
+from .packs import Interface, InterfaceMethod, load_codes
 
 SUPPORTED = "supported"
 FIXABLE = "fixable gap (delegation)"

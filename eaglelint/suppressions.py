@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from .checker import Finding, display_path
-from .interfaces import load_codes
-from .sources import SourceError, read_source, split_lines
+from .analysis.sources import SourceError, read_source, split_lines
+from .checks.run import Finding, display_path
+from .packs import load_codes
 
 _CODES = r"[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*"
 

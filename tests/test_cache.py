@@ -12,11 +12,11 @@ import pytest
 from conftest import FIXTURES
 from fetch_sglang import release_root
 
-from eaglelint.cache import SummaryCache
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.discover import discover
-from eaglelint.interfaces import select_interfaces
-from eaglelint.modules import Project
+from eaglelint.analysis.cache import SummaryCache
+from eaglelint.analysis.discover import discover
+from eaglelint.analysis.project import Project
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.packs import select_interfaces
 
 OPTIONS = CheckOptions(tuple(select_interfaces(None)))
 TREE = FIXTURES / "check"

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, REPO
 
-from eaglelint import cache as cachemod
-from eaglelint.cache import SummaryCache, format_tag
-from eaglelint.cache_codec import HEADER, EntryError, decode, encode
-from eaglelint.modules import summarize_raw
+from eaglelint.analysis import cache as cachemod
+from eaglelint.analysis.cache import SummaryCache, format_tag
+from eaglelint.analysis.cache_codec import HEADER, EntryError, decode, encode
+from eaglelint.analysis.project import summarize_raw
 
 TREE = FIXTURES / "check"
 

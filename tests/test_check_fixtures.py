@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.discover import discover
-from eaglelint.interfaces import select_interfaces
+from eaglelint.analysis.discover import discover
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.packs import select_interfaces
 
 TREE = FIXTURES / "check"
 FILES = sorted(TREE.rglob("*.py"))

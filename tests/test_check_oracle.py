@@ -17,9 +17,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.interfaces import select_interfaces
-from eaglelint.modules import Project
+from eaglelint.analysis.project import Project
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.packs import select_interfaces
 
 MEMBERS = ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head")
 SHAPES = ("def", "if", "else", "try", "with", "type_checking", "attribute", "instance")

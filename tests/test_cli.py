@@ -161,7 +161,8 @@ def test_json_output_has_every_documented_key_with_its_documented_type():
 
 def test_json_member_fields_say_which_pack_attribute_and_defining_class():
     """Read independently of eaglelint: the pack that lists `method` (rules/interfaces/*.toml),
-    the attribute the wrapper (or a base) assigns on self, the class whose body defines `method` at `wrapped_path:wrapped_line` (ast), and each
+    the attribute the wrapper (or a base) assigns on self, the class whose body defines `method`
+    at `wrapped_path:wrapped_line` (ast), and each
     subclass named in `subclasses` (a class of the tree whose bases reach `class`)."""
     import ast
     import tomllib

@@ -13,9 +13,9 @@ import pytest
 from conftest import FIXTURES
 from test_cli import run
 
-from eaglelint.dependents import find_dependents, tree_of
+from eaglelint.analysis.dependents import find_dependents, tree_of
+from eaglelint.analysis.project import Project
 from eaglelint.lint import lint
-from eaglelint.modules import Project
 
 MODELS = FIXTURES / "dependents" / "sglang" / "srt" / "models"
 EAGLE3 = "set_eagle3_layers_to_capture"

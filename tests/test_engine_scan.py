@@ -9,9 +9,9 @@ from click.testing import CliRunner
 from conftest import FIXTURES
 
 from eaglelint.cli import cli
-from eaglelint.engine_drift import compare, locate_root, release_version, version_key
-from eaglelint.engine_scan import load_scan_rules, scan_engine
-from eaglelint.interfaces import Interface, InterfaceMethod
+from eaglelint.drift.compare import compare, locate_root, release_version, version_key
+from eaglelint.drift.scan import load_scan_rules, scan_engine
+from eaglelint.packs import Interface, InterfaceMethod
 
 TREE = FIXTURES / "engine"
 MARK = re.compile(r"#\s*engine:\s*(\w+)\s+(\w+)(\s+guarded)?")

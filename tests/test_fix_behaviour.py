@@ -9,10 +9,10 @@ import sys
 import pytest
 from conftest import FIXTURES
 
-from eaglelint import fix as fixmod
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.interfaces import select_interfaces
-from eaglelint.modules import Project
+from eaglelint.analysis.project import Project
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.fix import plan as fixmod
+from eaglelint.packs import select_interfaces
 
 EAGLE3 = ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head")
 CALLS = {

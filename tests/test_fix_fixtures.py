@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint import fix as fixmod
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.interfaces import select_interfaces
-from eaglelint.modules import Project
+from eaglelint.analysis.project import Project
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.fix import plan as fixmod
+from eaglelint.packs import select_interfaces
 
 CASES = sorted(p for p in (FIXTURES / "fix").iterdir() if p.is_dir())
 NOT_FIXABLE = {"property_and_classmethod", "refused_shapes"}  # left for a human
@@ -154,7 +154,7 @@ def test_fixed_imports_are_where_isort_puts_them(case, tmp_path):
 def test_fix_never_overrides_a_binding_even_when_check_misses_it(tmp_path, monkeypatch):
     """already_bound has each member in another form. Made to believe they are absent,
     check reports all three: fix still writes none and says why."""
-    from eaglelint import wrapper_check
+    from eaglelint.checks import members as wrapper_check
 
     work = copy_case(FIXTURES / "fix" / "already_bound", tmp_path)
     monkeypatch.setattr(wrapper_check, "presence", lambda *args: False)

@@ -17,10 +17,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eaglelint import fix as fixmod
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.interfaces import select_interfaces
-from eaglelint.modules import Project
+from eaglelint.analysis.project import Project
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.fix import plan as fixmod
+from eaglelint.packs import select_interfaces
 
 INTERFACE = ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head")
 PARAM_NAMES = ("layer_ids", "embed", "head", "x", "scale", "mode", "items", "flag")

@@ -15,10 +15,10 @@ import pytest
 from conftest import FIXTURES, REPO
 
 from eaglelint import cli
-from eaglelint import fix as fixmod
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.interfaces import select_interfaces
-from eaglelint.modules import Project
+from eaglelint.analysis.project import Project
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.fix import plan as fixmod
+from eaglelint.packs import select_interfaces
 
 CASES = sorted(p for p in (FIXTURES / "fix").iterdir() if p.is_dir())
 LM = (FIXTURES / "fix" / "value_getter" / "lm.py").read_bytes()

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint import fix as fixmod
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.discover import discover
-from eaglelint.interfaces import load_interfaces, select_interfaces
-from eaglelint.modules import Project
+from eaglelint.analysis.discover import discover
+from eaglelint.analysis.project import Project
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.fix import plan as fixmod
+from eaglelint.packs import load_interfaces, select_interfaces
 
 TREES = sorted(p for p in (FIXTURES / "fix").iterdir() if p.is_dir()) + [
     FIXTURES / "check" / "sglang", FIXTURES / "check" / "vllm", FIXTURES / "behaviour"]

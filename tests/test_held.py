@@ -7,12 +7,12 @@ from pathlib import Path
 
 from conftest import FIXTURES
 
-from eaglelint.checker import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, CheckOptions, check_files
-from eaglelint.discover import discover
-from eaglelint.held import HeldIndex, holds_language_model
-from eaglelint.interfaces import select_interfaces
-from eaglelint.modules import Project
-from eaglelint.resolve import ClassEntity, Resolver
+from eaglelint.analysis.discover import discover
+from eaglelint.analysis.project import Project
+from eaglelint.analysis.resolve import ClassEntity, Resolver
+from eaglelint.checks.held import HeldIndex, holds_language_model
+from eaglelint.checks.run import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, CheckOptions, check_files
+from eaglelint.packs import select_interfaces
 
 MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
 HELD_LLM = MODELS / "held_llm.py"

@@ -19,12 +19,14 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from eaglelint import cli, isolation, lint, summary
-from eaglelint import fix as fixmod
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.exprs import _Refs
-from eaglelint.interfaces import select_interfaces
-from eaglelint.modules import Project
+from eaglelint import cli, lint
+from eaglelint.analysis import summary
+from eaglelint.analysis.exprs import _Refs
+from eaglelint.analysis.project import Project
+from eaglelint.checks import registry as isolation
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.fix import plan as fixmod
+from eaglelint.packs import select_interfaces
 
 LM = b'''class TextModelForCausalLM:
     def set_eagle3_layers_to_capture(self, layer_ids=None):

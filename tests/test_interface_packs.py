@@ -5,9 +5,9 @@ import re
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.discover import discover
-from eaglelint.interfaces import RulesError, load_interfaces, select_interfaces
+from eaglelint.analysis.discover import discover
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.packs import RulesError, load_interfaces, select_interfaces
 
 CHECKED = {"0.5.4.post1", "0.5.9", "0.5.10", "0.5.11", "0.5.12", "0.5.13", "0.5.14", "0.5.15", "0.5.16",
            "0.5.20", "0.5.21", "0.5.22", "0.5.23"}

@@ -12,7 +12,7 @@ import pytest
 from conftest import FIXTURES, REPO
 from test_cli import run
 
-from eaglelint.interfaces import load_codes
+from eaglelint.packs import load_codes
 
 MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
 DEPENDENTS = FIXTURES / "dependents" / "sglang" / "srt" / "models"

@@ -19,12 +19,12 @@ from types import SimpleNamespace
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.aux_rules import AuxChecker
-from eaglelint.interfaces import load_codes
+from eaglelint.analysis.presence import has_member
+from eaglelint.analysis.project import Project
+from eaglelint.analysis.resolve import ClassEntity, Resolver
+from eaglelint.checks.aux import AuxChecker
 from eaglelint.lint import SettingsFinder, lint
-from eaglelint.members import has_member
-from eaglelint.modules import Project
-from eaglelint.resolve import ClassEntity, Resolver
+from eaglelint.packs import load_codes
 
 MEMBERS = ("set_eagle3_layers_to_capture", "get_embed_and_head")
 OWNER = "OwnerVLForConditionalGeneration"

@@ -17,7 +17,7 @@ def test_wheel_install_ships_rules(tmp_path):
     install = subprocess.run([py, "-m", "pip", "install", "-q", str(REPO)], capture_output=True, text=True)
     assert install.returncode == 0, install.stderr[-3000:]
     # run from tmp_path so the checkout's rules/ cannot be picked up by accident
-    where = subprocess.run([py, "-c", "import eaglelint.interfaces as i; print(i.rules_dir())"],
+    where = subprocess.run([py, "-c", "import eaglelint.packs as i; print(i.rules_dir())"],
                            capture_output=True, text=True, cwd=tmp_path)
     assert "site-packages" in where.stdout
     target = FIXTURES / "check" / "sglang" / "srt" / "models" / "wrapper_plain_assign.py"

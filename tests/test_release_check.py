@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from fetch_sglang import models_dir
 
-from eaglelint.checker import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, CheckOptions, check_files
-from eaglelint.discover import discover
-from eaglelint.interfaces import select_interfaces
+from eaglelint.analysis.discover import discover
+from eaglelint.checks.run import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, CheckOptions, check_files
+from eaglelint.packs import select_interfaces
 
 pytestmark = pytest.mark.release
 EAGLE3 = {"set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head"}
@@ -127,7 +127,7 @@ def test_0_5_23_draft_architectures_are_the_rewrites_not_the_targets_compared():
     `self.hf_config.architectures = ["Step3p5MTP"]` (1120); the target compared is no draft."""
     from fetch_sglang import release_root
 
-    from eaglelint.roles import draft_architectures
+    from eaglelint.analysis.roles import draft_architectures
 
     found = draft_architectures(release_root("0.5.23") / "sglang" / "srt" / "configs" / "model_config.py")
     assert {"MiMoMTP", "Step3p5MTP", "BailingMoeForCausalLMNextN", "Qwen3_5ForCausalLMMTP"} <= found

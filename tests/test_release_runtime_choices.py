@@ -6,12 +6,12 @@ from pathlib import Path
 import pytest
 from fetch_sglang import models_dir
 
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.choices import held_classes
-from eaglelint.discover import discover
-from eaglelint.interfaces import select_interfaces
-from eaglelint.modules import Project
-from eaglelint.resolve import ClassEntity, Resolver
+from eaglelint.analysis.choices import held_classes
+from eaglelint.analysis.discover import discover
+from eaglelint.analysis.project import Project
+from eaglelint.analysis.resolve import ClassEntity, Resolver
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.packs import select_interfaces
 
 pytestmark = pytest.mark.release
 

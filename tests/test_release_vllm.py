@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from fetch_sglang import VLLM_VERSION, vllm_model_dirs, vllm_root
 
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.discover import discover
-from eaglelint.fix import plan_fixes, write_fix
-from eaglelint.interfaces import select_interfaces
-from eaglelint.modules import Project
+from eaglelint.analysis.discover import discover
+from eaglelint.analysis.project import Project
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.fix.plan import plan_fixes, write_fix
+from eaglelint.packs import select_interfaces
 
 pytestmark = pytest.mark.release
 MODELS = "vllm/model_executor/models/"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.interfaces import load_codes
+from eaglelint.packs import load_codes
 
 CODES = [c for c in load_codes().values() if c.bad and c.good]
 NOT_ANALYSED = {"EGL010", "EGL999"}

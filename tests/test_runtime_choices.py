@@ -9,11 +9,11 @@ from pathlib import Path
 
 from conftest import FIXTURES
 
-from eaglelint.cache_codec import decode, encode
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.discover import discover
-from eaglelint.interfaces import select_interfaces
-from eaglelint.modules import Project
+from eaglelint.analysis.cache_codec import decode, encode
+from eaglelint.analysis.discover import discover
+from eaglelint.analysis.project import Project
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.packs import select_interfaces
 
 MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
 EAGLE3 = {"set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head"}

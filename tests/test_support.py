@@ -8,7 +8,7 @@ import sys
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.interfaces import select_interfaces
+from eaglelint.packs import select_interfaces
 from eaglelint.support import FIXABLE, IMPLEMENTABLE, NOT_SUPPORTED, SUPPORTED, UNKNOWN, support_matrix
 
 TREE = FIXTURES / "check"

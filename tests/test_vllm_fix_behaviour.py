@@ -12,10 +12,10 @@ import sys
 import pytest
 from conftest import FIXTURES
 
-from eaglelint import fix as fixmod
-from eaglelint.checker import CheckOptions, check_files
-from eaglelint.interfaces import select_interfaces
-from eaglelint.modules import Project
+from eaglelint.analysis.project import Project
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.fix import plan as fixmod
+from eaglelint.packs import select_interfaces
 
 CASE = FIXTURES / "fix" / "vllm_marker_delegates"
 NAMES = ("interfaces", "lm", "wrapper")

@@ -17,9 +17,10 @@ from eaglelint.suppressions import comments_and_spans, may_suppress, noqa_in
 
 MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
 # what a warm plain report must not import (each is imported by the run that needs it)
-NOT_ON_THE_WARM_PATH = ("rich", "eaglelint.sarif", "eaglelint.junit", "eaglelint.fix", "eaglelint.owner_fix",
-                        "eaglelint.support", "eaglelint.summary", "eaglelint.resolve", "eaglelint.dependents",
-                        "eaglelint.isolation", "xml", "importlib.metadata")
+NOT_ON_THE_WARM_PATH = ("rich", "eaglelint.output.sarif", "eaglelint.output.junit", "eaglelint.fix.plan",
+                        "eaglelint.fix.owner", "eaglelint.support", "eaglelint.analysis.summary",
+                        "eaglelint.analysis.resolve", "eaglelint.analysis.dependents", "eaglelint.checks.registry",
+                        "xml", "importlib.metadata")
 RUN_AND_LIST_MODULES = """\
 import json, sys
 from eaglelint.cli import main
@@ -60,13 +61,14 @@ def test_a_warm_plain_check_loads_no_rich_no_other_format_no_fixer_no_analysis(t
     cold, cold_modules = run_listing_modules(tmp_path, *args)
     warm, warm_modules = run_listing_modules(tmp_path, *args)
     assert warm.returncode == cold.returncode == 1 and warm.stdout == cold.stdout
-    assert "eaglelint.resolve" in cold_modules and "eaglelint.summary" in cold_modules  # the cold run analysed
+    # the cold run analysed
+    assert "eaglelint.analysis.resolve" in cold_modules and "eaglelint.analysis.summary" in cold_modules
     assert loaded(warm_modules) == []
     assert "eaglelint.lint" in warm_modules and "click" in warm_modules  # it did run
     # a format asked for is still loaded (the guard above is not vacuous)
     _, sarif_modules = run_listing_modules(tmp_path, "check", "--cache-dir", tmp_path / "cache",
                                            "--output-format", "sarif", "sglang")
-    assert "eaglelint.sarif" in sarif_modules
+    assert "eaglelint.output.sarif" in sarif_modules
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -24,13 +24,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checker import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest, pack_members
+from ..checks.members import wrapped_candidates
+from ..checks.run import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest, pack_members
+from ..packs import select_interfaces
 from .discover import discover
-from .interfaces import select_interfaces
-from .modules import Project
+from .project import Project
 from .resolve import ClassEntity, Resolver
 from .sources import SourceError, read_source
-from .wrapper_check import wrapped_candidates
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     model providing one of `members`, default: the default packs'), else only those attributes.
     `prefilter=False` resolves every wrapper of the tree: the tests compare both.
     """
-    from .held import HeldIndex, held_wrapper  # held.py builds on this module: imported late
+    from ..checks.held import HeldIndex, held_wrapper  # held.py builds on this module: imported late
 
     changed_set = {Path(os.path.abspath(p)) for p in changed}
     checked = {Path(os.path.abspath(p)) for p in checked}

@@ -18,8 +18,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .owners import OwnerAnalysis
-from .resolve import ClassEntity, Resolver
+from ..analysis.owners import OwnerAnalysis
+from ..analysis.resolve import ClassEntity, Resolver
 
 FLAG = "capture_aux_hidden_states"
 # Hooks that turn on aux-hidden-state capture (EAGLE-3; DFlash/DSpark reuse the same path).

@@ -13,16 +13,16 @@ import builtins
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .checker import Finding, code_for, display_path
-from .choices import held_classes
-from .delegation import refusal
-from .interfaces import InterfaceMethod, load_interfaces
-from .members import presence
-from .modules import Project
-from .refs import Ref
-from .resolve import ClassEntity, Member, Resolver, Unknown
-from .roles import is_draft
-from .summary import free_names_of_text
+from ..analysis.choices import held_classes
+from ..analysis.presence import presence
+from ..analysis.project import Project
+from ..analysis.refs import Ref
+from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
+from ..analysis.roles import is_draft
+from ..analysis.summary import free_names_of_text
+from ..fix.delegation import refusal
+from ..packs import InterfaceMethod, load_interfaces
+from .run import Finding, code_for, display_path
 
 UNRESOLVED = "EGL010"
 

@@ -21,21 +21,22 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .checker import Finding, display_path
-from .lint import LintResult
-from .modules import Project
+from ..analysis.project import Project
+from ..checks.run import Finding, display_path
+from ..lint import LintResult
+from .plan import FileFix, FixPlan
 
 if TYPE_CHECKING:  # fixing loads the fixer and rich; a check that only reports loads neither
     from rich.console import Console
 
-    from .fix import FileFix, FixPlan
+    from .plan import FileFix, FixPlan
 
 PRE_COMMIT_HOOK = "eaglelint-fix"
 
 
 def plan(result: LintResult, project: Project, roots) -> FixPlan:
     """One plan, each file fixed in the style its own configuration asks for, none outside `roots`."""
-    from .fix import FixPlan, plan_fixes
+    from .plan import FixPlan, plan_fixes
 
     out = FixPlan()
     for style in sorted(set(result.style_of.values())):
@@ -49,7 +50,7 @@ def plan(result: LintResult, project: Project, roots) -> FixPlan:
 def write_plan(fix_plan: FixPlan, console: Console, named: list[Path]) -> list[FileFix]:
     """Write every file of the plan; a file that cannot be written is named, the rest go on.
     `named` are the paths the user gave: an installed tree none of them names is not written."""
-    from .fix import FixError, write_fix
+    from .plan import FixError, write_fix
 
     written = []
     for file_fix in fix_plan.files:

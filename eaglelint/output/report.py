@@ -14,8 +14,8 @@ from collections import Counter
 from pathlib import Path
 from typing import TextIO
 
-from .checker import Finding
-from .interfaces import load_codes
+from ..checks.run import Finding
+from ..packs import load_codes
 
 PROGRESS_MIN_FILES = 40  # fewer files finish before a bar would be worth drawing
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}

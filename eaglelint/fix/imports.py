@@ -19,9 +19,9 @@ import os
 import sys
 from pathlib import Path
 
-from .modules import Project
-from .refs import Ref
-from .summary import ModuleSummary
+from ..analysis.project import Project
+from ..analysis.refs import Ref
+from ..analysis.summary import ModuleSummary
 
 MAX_LINE = 88
 

@@ -19,14 +19,14 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .checker import Finding
-from .class_body import bound_in_class
+from ..analysis.class_body import bound_in_class
+from ..analysis.project import Project
+from ..analysis.sources import SourceError, parse_source, read_source, split_lines
+from ..analysis.summary import FunctionInfo, Param, free_names
+from ..checks.run import Finding
+from ..packs import load_interfaces
 from .delegation import DEFAULT_STYLE, Delegation, NotFixable, render
 from .imports import ImportPlan
-from .interfaces import load_interfaces
-from .modules import Project
-from .sources import SourceError, parse_source, read_source, split_lines
-from .summary import FunctionInfo, Param, free_names
 from .write_targets import installed_refusal
 
 
@@ -67,7 +67,7 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
                roots: list[Path] | None = None) -> FixPlan:
     """Edits for the fixable findings. With `roots`, only files inside them (after
     resolving symbolic links) are edited: a link must not lead a fix out of the tree."""
-    from .owner_rules import CODE as OWNER_CODE  # owner fixes build on this module: imported late
+    from ..checks.owner import CODE as OWNER_CODE  # owner fixes build on this module: imported late
 
     plan = FixPlan()
     by_file: dict[str, list[Finding]] = {}
@@ -98,11 +98,11 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
         if fix is not None:
             plan.files.append(fix)
     if markers:
-        from .vllm_fix import plan_marker_fixes  # builds on this module's FileFix: imported late
+        from .marker import plan_marker_fixes  # builds on this module's FileFix: imported late
 
         plan_marker_fixes(markers, project, plan)
     if owners:
-        from .owner_fix import plan_owner_fixes
+        from .owner import plan_owner_fixes
 
         plan_owner_fixes(owners, project, plan)
     return plan

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .interfaces import Interface, InterfaceMethod, load_codes
-from .modules import Project
-from .sources import SourceError, read_bytes
+from ..analysis.project import Project
+from ..analysis.resolve import ClassEntity
+from ..analysis.sources import SourceError, read_bytes
+from ..packs import Interface, InterfaceMethod, load_codes
 
 if TYPE_CHECKING:
-    from .resolve import ClassEntity
+    from ..analysis.resolve import ClassEntity
 
 DEFAULT_WRAPPER_ATTRS = ("language_model",)
 SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
@@ -108,12 +109,12 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     if isinstance(cached, tuple) and _deps_unchanged(project, cached[1]):
         return cached[0]
     # the analysis builds on this module, and a cache hit needs none of it: imported here
+    from ..analysis.resolve import ClassEntity, Resolver
     from .held import HeldIndex, held_wrapper, tree_raws
-    from .isolation import check_wrappers, class_failure
-    from .owner_rules import owner_findings
-    from .resolve import ClassEntity, Resolver
-    from .vllm_check import marker_findings
-    from .wrapper_check import Run
+    from .marker_scan import marker_findings
+    from .members import Run
+    from .owner import owner_findings
+    from .registry import check_wrappers, class_failure
 
     resolver = Resolver(project)
     methods = _methods(options.interfaces)

@@ -24,16 +24,16 @@ import os
 import re
 from pathlib import Path
 
-from .dependents import tree_files
-from .members import has_member
-from .modules import Project
-from .owner_rules import ClassIndex
-from .owners import HEAD, LOGITS, OwnerAnalysis
-from .resolve import ClassEntity, Resolver
-from .roles import is_draft_name
-from .sources import SourceError, read_bytes
-from .summary import ClassInfo
-from .wrapper_check import wrapped_candidates
+from ..analysis.dependents import tree_files
+from ..analysis.owners import HEAD, LOGITS, OwnerAnalysis
+from ..analysis.presence import has_member
+from ..analysis.project import Project
+from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.roles import is_draft_name
+from ..analysis.sources import SourceError, read_bytes
+from ..analysis.summary import ClassInfo
+from .members import wrapped_candidates
+from .owner import ClassIndex
 
 EMBED_AND_HEAD = "get_embed_and_head"
 _HEADS = (HEAD.encode(), LOGITS.encode(), EMBED_AND_HEAD.encode())

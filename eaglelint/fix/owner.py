@@ -20,14 +20,23 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .checker import Finding
-from .fix import FileFix, FixPlan, apply_edits
+from ..analysis.owners import (
+    CAPTURE_HOOK,
+    LOGITS,
+    OWNER_MEMBERS,
+    Owner,
+    OwnerAnalysis,
+    Sibling,
+    mentions_aux,
+    self_attrs,
+)
+from ..analysis.presence import has_member
+from ..analysis.project import Project
+from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.sources import SourceError, parse_source, read_source, split_lines
+from ..checks.run import Finding
 from .imports import ImportPlan
-from .members import has_member
-from .modules import Project
-from .owners import CAPTURE_HOOK, LOGITS, OWNER_MEMBERS, Owner, OwnerAnalysis, Sibling, mentions_aux, self_attrs
-from .resolve import ClassEntity, Resolver
-from .sources import SourceError, parse_source, read_source, split_lines
+from .plan import FileFix, FixPlan, apply_edits
 
 FLAG = "capture_aux_hidden_states"
 AUX = "aux_hidden_states"

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .modules import Project
+from .project import Project
 from .refs import Ref
 from .summary import ClassInfo, FunctionInfo, ModuleSummary
 

@@ -11,7 +11,7 @@ from collections import defaultdict
 from typing import TextIO
 from xml.etree import ElementTree as ET
 
-from .checker import Finding
+from ..checks.run import Finding
 
 
 def junit_tree(findings: list[Finding]) -> ET.Element:

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-from . import __version__
-from .checker import Finding
-from .interfaces import RuleCode, load_codes
+from .. import __version__
+from ..checks.run import Finding
+from ..packs import RuleCode, load_codes
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}

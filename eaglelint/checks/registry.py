@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from .checker import Finding, file_error
-from .interfaces import Interface, InterfaceMethod
-from .modules import Project, internal_error
-from .resolve import ClassEntity, Resolver
-from .wrapper_check import Run, check_wrapper
-from .wrapper_rules import path_findings
+from ..analysis.project import Project, internal_error
+from ..analysis.resolve import ClassEntity, Resolver
+from ..packs import Interface, InterfaceMethod
+from .members import Run, check_wrapper
+from .paths import path_findings
+from .run import Finding, file_error
 
 Wrapper = tuple[ClassEntity, str]
 

@@ -18,8 +18,8 @@ from typing import TextIO
 
 import click
 
-from .checker import Finding
-from .fix_run import fix_command_lines
+from ..checks.run import Finding
+from ..fix.run import fix_command_lines
 from .report import (
     plain,
     statistics,

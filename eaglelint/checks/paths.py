@@ -8,13 +8,13 @@ wrappers once and hands them here.
 
 from __future__ import annotations
 
-from .aux_rules import CAPTURES, AuxChecker
-from .checker import Finding, display_path
-from .interfaces import Interface, InterfaceMethod
-from .members import forwards_some, has_member
-from .resolve import ClassEntity, Resolver
-from .roles import is_draft
-from .wrapper_check import is_component, wrapped_candidates
+from ..analysis.presence import forwards_some, has_member
+from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.roles import is_draft
+from ..packs import Interface, InterfaceMethod
+from .aux import CAPTURES, AuxChecker
+from .members import is_component, wrapped_candidates
+from .run import Finding, display_path
 
 
 def path_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]], methods: list[InterfaceMethod],

@@ -16,9 +16,9 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from .checker import Finding
-from .sources import SourceError, read_source, split_lines
-from .suppressions import comments_and_spans, noqa_in
+from ..analysis.sources import SourceError, read_source, split_lines
+from ..checks.run import Finding
+from ..suppressions import comments_and_spans, noqa_in
 
 DEFAULT_REASON = "existing gap, recorded by eaglelint check --add-noqa"
 BOM = b"\xef\xbb\xbf"
@@ -27,7 +27,7 @@ BOM = b"\xef\xbb\xbf"
 def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -> tuple[int, int, list[str]]:
     """(directives added, files written, why each file that could not be written was not);
     one file that cannot be written does not stop the others."""
-    from .fix import FixError  # the file writer, loaded only when --add-noqa writes
+    from .plan import FixError  # the file writer, loaded only when --add-noqa writes
 
     inside = [os.path.realpath(r) for r in roots]
     by_file: dict[str, list[Finding]] = defaultdict(list)
@@ -52,7 +52,7 @@ def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -
 
 
 def _add_to_file(path: Path, findings: list[Finding], reason: str) -> int:
-    from .fix import FileFix, write_fix
+    from .plan import FileFix, write_fix
 
     src = read_source(path)
     lines = split_lines(src.text)

@@ -18,7 +18,7 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from .modules import Project
+from .project import Project
 from .refs import Ref
 from .resolve import ClassEntity, Entity, InstanceEntity, ModuleEntity, Resolver, Unknown
 from .sources import SourceError, parse_source, read_source

@@ -23,10 +23,10 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from .aux_rules import _class_node, _local_nodes, _method
-from .refs import Ref
-from .resolve import ClassEntity, InstanceEntity, Resolver
-from .sources import SourceError, parse_source, read_source
+from ..analysis.refs import Ref
+from ..analysis.resolve import ClassEntity, InstanceEntity, Resolver
+from ..analysis.sources import SourceError, parse_source, read_source
+from .aux import _class_node, _local_nodes, _method
 
 CODE = "EGL030"
 DECODER_CODE = "EGL031"

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: config reads STYLES without loading the summariser
-    from .summary import FunctionInfo, Param
+    from ..analysis.summary import FunctionInfo, Param
 
 STYLES = ("raise", "plain", "guard")
 DEFAULT_STYLE = "raise"

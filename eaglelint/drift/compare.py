@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from .engine_scan import EngineName, EngineScan, ScanRules
-from .interfaces import Interface, InterfaceMethod
-from .sources import SourceError, parse_source, read_source
+from ..analysis.sources import SourceError, parse_source, read_source
+from ..packs import Interface, InterfaceMethod
+from .scan import EngineName, EngineScan, ScanRules
 
 
 @dataclass

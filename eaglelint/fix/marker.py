@@ -22,16 +22,16 @@ import builtins
 import os
 from pathlib import Path
 
-from .checker import Finding
+from ..analysis.project import Project
+from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.sources import SourceError, parse_source, read_source, split_lines
+from ..analysis.summary import free_names_of_text
+from ..checks.marker_scan import Plan, Scan
+from ..checks.run import Finding
+from ..packs import load_interfaces
 from .delegation import Delegation, NotFixable, render
-from .fix import FileFix, FixPlan, _find_class, _indentation, _insert_index, apply_edits
 from .imports import MAX_LINE, ImportPlan
-from .interfaces import load_interfaces
-from .modules import Project
-from .resolve import ClassEntity, Resolver
-from .sources import SourceError, parse_source, read_source, split_lines
-from .summary import free_names_of_text
-from .vllm_check import Plan, Scan
+from .plan import FileFix, FixPlan, _find_class, _indentation, _insert_index, apply_edits
 
 
 class _NotFixable(Exception):

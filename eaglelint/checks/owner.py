@@ -21,15 +21,15 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .checker import Finding, display_path
-from .choices import held_classes
-from .interfaces import InterfaceMethod
-from .members import has_member
-from .modules import Project
-from .owner_fix import NotFixable, plan_class
-from .owners import CAPTURE_HOOK, DECODER_ATTRS, LAYERS, OWNER_MEMBERS, Owner, OwnerAnalysis
-from .resolve import ClassEntity, Resolver
-from .roles import is_draft, is_draft_name
+from ..analysis.choices import held_classes
+from ..analysis.owners import CAPTURE_HOOK, DECODER_ATTRS, LAYERS, OWNER_MEMBERS, Owner, OwnerAnalysis
+from ..analysis.presence import has_member
+from ..analysis.project import Project
+from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.roles import is_draft, is_draft_name
+from ..fix.owner import NotFixable, plan_class
+from ..packs import InterfaceMethod
+from .run import Finding, display_path
 
 CODE = "EGL040"  # fixable: eaglelint writes the members as the sibling does
 NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)

@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .interfaces import RulesError, load_toml, rules_dir
-from .sources import SourceError, parse_source, read_source
+from ..analysis.sources import SourceError, parse_source, read_source
+from ..packs import RulesError, load_toml, rules_dir
 
 
 @dataclass(frozen=True)

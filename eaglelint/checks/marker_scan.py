@@ -17,12 +17,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .checker import Finding, display_path
-from .interfaces import Interface
-from .modules import Project
-from .resolve import ClassEntity, Resolver
-from .vllm_registry import registry_for, served
-from .vllm_rules import (
+from ..analysis.project import Project
+from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.vllm_registry import registry_for, served
+from ..packs import Interface
+from .marker import (
     CODE,
     DECODER_CODE,
     DEFAULT_HOLDER,
@@ -33,7 +32,8 @@ from .vllm_rules import (
     marker_in_mro,
     satisfies_structurally,
 )
-from .wrapper_check import UNRESOLVED, wrapped_candidates
+from .members import UNRESOLVED, wrapped_candidates
+from .run import Finding, display_path
 
 MODEL_FILE = b"vllm_config"
 

@@ -206,8 +206,8 @@ def _load_summary(v) -> ModuleSummary:
 
 
 def _load_run(body: list) -> tuple:
-    from .checker import CheckResult, Finding  # the checker builds on the cache: imported late
-    from .interfaces import load_codes
+    from ..checks.run import CheckResult, Finding  # the checker builds on the cache: imported late
+    from ..packs import load_codes
 
     known = load_codes()
 

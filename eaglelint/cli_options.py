@@ -15,7 +15,6 @@ import click
 from .analysis.cache import DEFAULT_MAX_SIZE, SummaryCache, default_cache_dir
 from .analysis.discover import checkout_models_dir, installed_models_dir
 from .analysis.project import Project
-from .checks.run import display_path
 from .config import (
     ConfigError,
     check_attributes,
@@ -25,6 +24,7 @@ from .config import (
     parse_size,
     split_flag,
 )
+from .findings import display_path
 from .lint import LintResult, SettingsFinder, lint
 
 

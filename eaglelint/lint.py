@@ -17,8 +17,9 @@ from .analysis.dependents import find_dependents
 from .analysis.discover import discover
 from .analysis.project import Project
 from .baseline import in_baseline
-from .checks.run import CheckOptions, Finding, check_files, file_error
+from .checks.run import CheckOptions, check_files
 from .config import ConfigError, Settings, find_config, load_settings
+from .findings import Finding, file_error
 from .packs import RulesError, select_interfaces
 from .suppressions import Suppressor
 

@@ -26,8 +26,8 @@ from pylint.checkers import BaseRawFileChecker
 
 from .analysis.dependents import tree_of
 from .analysis.project import Project
-from .checks.run import Finding
 from .config import ConfigError
+from .findings import Finding
 from .lint import SettingsFinder, lint
 from .packs import load_codes
 

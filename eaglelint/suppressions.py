@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .analysis.sources import SourceError, read_source, split_lines
-from .checks.run import Finding, display_path
+from .findings import Finding, display_path
 from .packs import load_codes
 
 _CODES = r"[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*"

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 
+from ..findings import CheckResult, Finding
+from ..packs import load_codes
 from .refs import Ref
 from .summary import ClassInfo, FunctionInfo, ModuleSummary, Param, WrapperAssign
 
@@ -203,9 +205,6 @@ def _load_summary(v) -> ModuleSummary:
 
 
 def _load_run(body: list) -> tuple:
-    from ..checks.run import CheckResult, Finding  # the checker builds on the cache: imported late
-    from ..packs import load_codes
-
     known = load_codes()
 
     findings = []

@@ -24,12 +24,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..checks.members import wrapped_candidates
-from ..checks.run import WrapperAssignTest
 from .discover import discover
 from .project import Project
 from .resolve import ClassEntity, Resolver
 from .sources import SourceError, read_source
+from .wrappers import WrapperAssignTest, wrapped_candidates
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..analysis.class_body import local_nodes
 from ..analysis.owners import OwnerAnalysis
 from ..analysis.resolve import ClassEntity, Resolver
 
@@ -41,32 +42,6 @@ def _self_attr(node: ast.AST, *names: str) -> bool:
             return False
         node = node.value
     return isinstance(node, ast.Name) and node.id == "self"
-
-
-def _class_node(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
-    body: list[ast.stmt] = tree.body
-    node = None
-    for part in qualname.split("."):
-        node = next((n for n in ast.walk(ast.Module(body=body, type_ignores=[]))
-                     if isinstance(n, ast.ClassDef) and n.name == part), None)
-        if node is None:
-            return None
-        body = node.body
-    return node
-
-
-def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    return next((n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
-                None)
-
-
-def _local_nodes(fn: ast.AST):
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
 
 
 def _mentions_aux(node: ast.AST) -> bool:
@@ -142,7 +117,7 @@ class AuxChecker:
         """(calls that run the decoder directly, calls of self.logits_processor)."""
         runs: list[ast.AST] = []
         logits: list[ast.Call] = []
-        for node in _local_nodes(forward):
+        for node in local_nodes(forward):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -159,10 +134,10 @@ class AuxChecker:
 
     @staticmethod
     def _unpacks(forward: ast.AST) -> bool:
-        tests_flag = any(isinstance(n, ast.Attribute) and n.attr == FLAG for n in _local_nodes(forward))
+        tests_flag = any(isinstance(n, ast.Attribute) and n.attr == FLAG for n in local_nodes(forward))
         unpacks = any(
             isinstance(n, ast.Assign) and any(isinstance(t, ast.Tuple) and _mentions_aux(t) for t in n.targets)
-            for n in _local_nodes(forward))
+            for n in local_nodes(forward))
         return tests_flag and unpacks
 
     def _initialises_flag(self, wrapper: ClassEntity) -> bool:

@@ -15,14 +15,22 @@ from pathlib import Path
 
 from ..analysis.presence import presence
 from ..analysis.project import Project
-from ..analysis.refs import Ref
-from ..analysis.resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
+from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
 from ..analysis.summary import free_names_of_text
+from ..analysis.wrappers import is_component, wrapped_candidates
+from ..findings import Finding, display_path
 from ..fix.delegation import refusal
 from ..packs import InterfaceMethod
-from .run import Finding, code_for, display_path
 
+SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
+OPTIONAL_CODE = "EGL003"  # a target member the engine tests for (hasattr/getattr) and copes without
 UNRESOLVED = "EGL010"
+
+
+def code_for(member: InterfaceMethod) -> str:
+    if member.called_on == "target" and not member.required:
+        return OPTIONAL_CODE
+    return SEVERITY_BY_CALLED_ON[member.called_on]
 
 
 @dataclass
@@ -33,41 +41,6 @@ class Run:
     project: Project
     raws: dict[Path, bytes]
     subclasses: dict = field(default_factory=dict)
-
-
-def wrapped_candidates(resolver: Resolver, wrapper: ClassEntity, attr: str) -> tuple[list[ClassEntity], list[str]]:
-    """Classes `self.<attr>` may hold, and why the rest could not be resolved.
-
-    The assignments are the first ones up the MRO, evaluated with `self` standing for
-    `wrapper`: a subclass's own class attribute or builder method is the one used."""
-    classes: list[ClassEntity] = []
-    reasons: list[str] = []
-    owner = next((c for c in resolver.mro(wrapper) if attr in resolver.info(c).self_assigns), wrapper)
-    for assign in resolver.info(owner).self_assigns.get(attr, []):
-        for value in assign.values:
-            for ent in resolver.evaluate(value, owner.path, wrapper):
-                if isinstance(ent, InstanceEntity):
-                    if ent.cls not in classes:
-                        classes.append(ent.cls)
-                elif isinstance(ent, Unknown):
-                    reasons.append(ent.reason)
-                else:
-                    kind = type(ent).__name__.removesuffix("Entity").lower()
-                    reasons.append(f"line {assign.line}: assigned a {kind}, not an instance")
-    return classes, list(dict.fromkeys(reasons))
-
-
-def is_component(mod, info) -> bool:
-    """A class that another class of its module builds as a part (`self.thinker = W(...)`),
-    and that is not in EntryClass, is never the top-level model the engine calls."""
-    if info.name in mod.entry_classes:
-        return False
-    made = Ref("call", args=(Ref("name", info.name),))
-    return any(
-        made in assign.values
-        for other in mod.classes.values() if other is not info
-        for assigns in other.self_assigns.values() for assign in assigns
-    )
 
 
 def check_wrapper(run: Run, wrapper: ClassEntity, attr: str, methods: list[InterfaceMethod]) -> list[Finding]:

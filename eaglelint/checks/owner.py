@@ -26,9 +26,9 @@ from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft, is_draft_name
+from ..findings import Finding, display_path
 from ..fix.owner import NotFixable, plan_class
 from ..packs import InterfaceMethod
-from .run import Finding, display_path
 
 CODE = "EGL040"  # fixable: eaglelint writes the members as the sibling does
 NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from ..analysis.presence import forwards_some, has_member
 from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.wrappers import is_component, wrapped_candidates
+from ..findings import Finding, display_path
 from ..packs import Interface, InterfaceMethod
 from .aux import CAPTURES, AuxChecker
 from .marker import CODE, DECODER_CODE, decoder_without_capture, marker_gaps
-from .members import is_component, wrapped_candidates
-from .run import Finding, display_path
 
 
 def path_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]], methods: list[InterfaceMethod],

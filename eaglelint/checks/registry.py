@@ -13,10 +13,10 @@ from pathlib import Path
 
 from ..analysis.project import Project, internal_error
 from ..analysis.resolve import ClassEntity, Resolver
+from ..findings import Finding, file_error
 from ..packs import Interface, InterfaceMethod
 from .members import Run, check_wrapper
 from .paths import path_findings
-from .run import Finding, file_error
 
 Wrapper = tuple[ClassEntity, str]
 

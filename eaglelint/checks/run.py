@@ -10,74 +10,26 @@ forwards unknown attributes with `__getattr__`.
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.sources import SourceError, read_bytes
-from ..packs import Interface, InterfaceMethod, load_codes
+from ..analysis.wrappers import WrapperAssignTest
+from ..findings import INTERNAL_ERROR, CheckResult, file_error
+from ..packs import Interface, InterfaceMethod
+from .members import Run
+from .owner import owner_findings
+from .registry import check_wrappers, class_failure
 
 DEFAULT_WRAPPER_ATTRS = ("language_model",)
-SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
-OPTIONAL_CODE = "EGL003"  # a target member the engine tests for (hasattr/getattr) and copes without
-
-
-def code_for(member: InterfaceMethod) -> str:
-    if member.called_on == "target" and not member.required:
-        return OPTIONAL_CODE
-    return SEVERITY_BY_CALLED_ON[member.called_on]
-
-
-@dataclass(frozen=True)
-class Finding:
-    path: str
-    line: int
-    column: int
-    code: str
-    message: str
-    class_name: str = ""
-    wrapped_class: str | None = None
-    method: str | None = None
-    wrapped_path: str | None = None
-    wrapped_line: int | None = None
-    provider_class: str | None = None
-    interface: str | None = None
-    wrapper_attribute: str | None = None
-    entry_class: bool = False
-    subclasses: tuple[str, ...] = ()
-    included_because: str | None = None  # set for a file checked only because it depends on a changed one
-    every_candidate: bool = True  # every class the attribute may hold provides `method`
-    fix_refusal: str | None = None  # why `eaglelint fix` cannot write this one, though its code is fixable
-
-    @property
-    def severity(self) -> str:
-        return load_codes()[self.code].severity
-
-    @property
-    def fixable(self) -> bool:
-        """`eaglelint fix` writes the change: the code has a fix and this shape does not refuse it."""
-        return load_codes()[self.code].fixable and self.fix_refusal is None
-
-
-@dataclass
-class CheckResult:
-    findings: list[Finding] = field(default_factory=list)
-    files_checked: int = 0
 
 
 @dataclass(frozen=True)
 class CheckOptions:
     interfaces: tuple[Interface, ...]
     wrapper_attrs: tuple[str, ...] = DEFAULT_WRAPPER_ATTRS
-
-
-def display_path(path: str | Path) -> str:
-    """Relative to the working directory when inside it: what editors and CI link."""
-    path = os.path.abspath(path)
-    rel = os.path.relpath(path)
-    return path if rel.startswith("..") else rel
 
 
 def check_files(files: list[Path], options: CheckOptions, project: Project | None = None,
@@ -117,15 +69,12 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
                     wrappers.append((ClassEntity(mod.path, cls.name), attr))
                     break
     methods = _methods(options.interfaces)
-    from .members import Run
-    from .owner import owner_findings
-    from .registry import check_wrappers, class_failure  # builds on this module: imported late
 
     result.findings.extend(check_wrappers(Run(resolver, project, raws), wrappers, methods, options.interfaces))
     result.findings.extend(owner_findings(resolver, project, raws, methods, lambda c, e: class_failure(project, c, e)))
     # a module that only a resolution reached, and that cannot be parsed: the dependent's
     # EGL010 gives this as its reason, and the file itself is reported, given or not
-    reported = {os.path.abspath(f.path) for f in result.findings if f.code == "EGL999"}
+    reported = {os.path.abspath(f.path) for f in result.findings if f.code == INTERNAL_ERROR}
     result.findings += [file_error(p, why) for p, why in project.errors.items()
                         if p not in known_errors and str(p) not in reported]
     result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.method or ""))
@@ -155,29 +104,6 @@ def _deps_unchanged(project: Project, deps: list[tuple[str, str]]) -> bool:
         except OSError:
             return False
     return True
-
-
-class WrapperAssignTest:
-    """Bytes test for `self.<attr> =` / `self.<attr>: T`: files without it cannot hold a wrapper.
-
-    Also `self.language_model, self.vision = ...`: a line that starts with it, a comma and
-    then an `=` on that line (a call argument on a line of its own has no `=` after it).
-    Three patterns, not one alternation: each starts with the literal `self`, which `re`
-    scans for quickly; a pattern anchored at every line start is tried only on files
-    where the comma form occurs (an alternation made the warm run 10x slower)."""
-
-    def __init__(self, attrs: tuple[str, ...]):
-        names = rb"self\s*\.\s*(?:" + b"|".join(re.escape(a.encode()) for a in attrs) + rb")\s*"
-        self._plain = re.compile(names + rb"(?::|=(?!=))")
-        self._comma = re.compile(names + rb",")
-        self._tuple = re.compile(rb"^[ \t]*" + names + rb",[^\n=(]*=(?!=)", re.MULTILINE)
-
-    def search(self, raw: bytes) -> bool:
-        return bool(self._plain.search(raw) or (self._comma.search(raw) and self._tuple.search(raw)))
-
-
-def file_error(path: Path, reason: str) -> Finding:
-    return Finding(display_path(path), 1, 1, "EGL999", f"cannot check {Path(path).name}: {reason}")
 
 
 def _methods(interfaces: tuple[Interface, ...]) -> list[InterfaceMethod]:

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from ..analysis.project import Project
 from ..analysis.sources import SourceError, parse_source, read_source, split_lines
-from ..checks.run import Finding
+from ..findings import Finding
 from ..packs import load_interfaces
+from .edits import FileFix, FixPlan, apply_edits, find_class
 from .imports import MAX_LINE, ImportPlan
-from .plan import FileFix, FixPlan, _find_class, apply_edits
 
 
 class _NotFixable(Exception):
@@ -72,7 +72,7 @@ def _plan_file(path: Path, findings: list[Finding], project: Project) -> FileFix
     added = []
     for f in findings:
         marker = load_interfaces()[f.interface].marker
-        node = _find_class(tree, f.class_name)
+        node = find_class(tree, f.class_name)
         if node is None:
             raise _NotFixable("class cannot be located for editing")
         edits.append(_base_edit(lines, node, marker, newline))

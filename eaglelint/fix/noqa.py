@@ -17,9 +17,10 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..analysis.sources import SourceError, read_source, split_lines
-from ..checks.run import Finding
+from ..findings import Finding
 from ..suppressions import comments_and_spans, noqa_in
-from .plan import FileFix, FixError, write_fix
+from .edits import FileFix, FixError
+from .plan import write_fix
 
 DEFAULT_REASON = "existing gap, recorded by eaglelint check --add-noqa"
 BOM = b"\xef\xbb\xbf"

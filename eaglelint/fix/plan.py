@@ -12,47 +12,24 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
-import difflib
 import os
 import stat
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis.class_body import bound_in_class
 from ..analysis.project import Project
 from ..analysis.sources import SourceError, parse_source, read_source, split_lines
 from ..analysis.summary import FunctionInfo, Param, free_names
-from ..checks.run import Finding
+from ..checks.owner import CODE as OWNER_CODE
+from ..findings import Finding
 from ..packs import load_interfaces
 from .delegation import DEFAULT_STYLE, Delegation, NotFixable, render
+from .edits import FileFix, FixError, FixPlan, apply_edits, find_class
 from .imports import ImportPlan
+from .marker import plan_marker_fixes
+from .owner import plan_owner_fixes
 from .write_targets import installed_refusal
-
-
-@dataclass
-class FileFix:
-    path: Path
-    old: bytes
-    new: bytes
-    encoding: str
-    added: list[tuple[str, str]] = field(default_factory=list)  # (class, method)
-    imports: list[str] = field(default_factory=list)
-
-    def diff(self, label: str) -> str:
-        old = self.old.decode(self.encoding).splitlines(keepends=True)
-        new = self.new.decode(self.encoding).splitlines(keepends=True)
-        return "".join(difflib.unified_diff(old, new, f"a/{label}", f"b/{label}"))
-
-
-@dataclass
-class FixPlan:
-    files: list[FileFix] = field(default_factory=list)
-    left: list[tuple[Finding, str]] = field(default_factory=list)
-
-
-class FixError(Exception):
-    """A file that could not be written; the original is intact."""
 
 
 def _method_order() -> dict[str, int]:
@@ -67,8 +44,6 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
                roots: list[Path] | None = None) -> FixPlan:
     """Edits for the fixable findings. With `roots`, only files inside them (after
     resolving symbolic links) are edited: a link must not lead a fix out of the tree."""
-    from ..checks.owner import CODE as OWNER_CODE  # owner fixes build on this module: imported late
-
     plan = FixPlan()
     by_file: dict[str, list[Finding]] = {}
     markers: list[Finding] = []
@@ -98,39 +73,14 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
         if fix is not None:
             plan.files.append(fix)
     if markers:
-        from .marker import plan_marker_fixes  # builds on this module's FileFix: imported late
-
         plan_marker_fixes(markers, project, plan)
     if owners:
-        from .owner import plan_owner_fixes
-
         plan_owner_fixes(owners, project, plan)
     return plan
 
 
 def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def _find_class(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
-    body, node = tree.body, None
-    for part in qualname.split("."):
-        node = next((n for n in _class_scope(body) if n.name == part), None)
-        if node is None:
-            return None
-        body = node.body
-    return node
-
-
-def _class_scope(body):
-    for n in body:
-        if isinstance(n, ast.ClassDef):
-            yield n
-        elif isinstance(n, (ast.If, ast.Try, ast.With)):
-            for sub in ("body", "orelse", "finalbody"):
-                yield from _class_scope(getattr(n, sub, []))
-            for handler in getattr(n, "handlers", []):
-                yield from _class_scope(handler.body)
 
 
 def _plan_file(path: Path, findings: list[Finding], project: Project, style: str, left) -> FileFix | None:
@@ -153,7 +103,7 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
     for f in findings:
         by_class.setdefault(f.class_name, []).append(f)
     for qualname, items in by_class.items():
-        node = _find_class(tree, qualname)
+        node = find_class(tree, qualname)
         if node is None or node.body[0].lineno == node.lineno:
             left += [(f, "class body cannot be located for editing") for f in items]
             continue
@@ -192,21 +142,11 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
 def _misplaced(tree: ast.Module, added: list[tuple[str, str]]) -> str | None:
     """The first added method that the edited file does not define in its class, if any."""
     for qualname, method in added:
-        node = _find_class(tree, qualname)
+        node = find_class(tree, qualname)
         if node is None or not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == method
                                    for n in node.body):
             return f"{qualname}.{method}"
     return None
-
-
-def apply_edits(lines: list[str], edits: list[tuple], newline: str) -> str:
-    """Apply (start, new) inserts and (start, end, new) replacements over 0-based line indexes."""
-    new_lines = list(lines)
-    for start, end, new in sorted(((e[0], e[0], e[1]) if len(e) == 2 else e for e in edits), reverse=True):
-        if start > 0 and not new_lines[start - 1].endswith(("\n", "\r")):
-            new_lines[start - 1] += newline
-        new_lines[start:end] = new
-    return "".join(new_lines)
 
 
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,

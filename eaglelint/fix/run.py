@@ -23,9 +23,10 @@ from pathlib import Path
 from rich.console import Console
 
 from ..analysis.project import Project
-from ..checks.run import Finding, display_path
+from ..findings import Finding, display_path
 from ..lint import LintResult
-from .plan import FileFix, FixError, FixPlan, plan_fixes, write_fix
+from .edits import FileFix, FixError, FixPlan
+from .plan import plan_fixes, write_fix
 
 PRE_COMMIT_HOOK = "eaglelint-fix"
 

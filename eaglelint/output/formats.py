@@ -19,7 +19,7 @@ from typing import TextIO
 import click
 from rich.console import Console
 
-from ..checks.run import Finding
+from ..findings import Finding
 from ..fix.run import print_fix_commands
 from .junit import write_junit
 from .report import statistics, write_concise, write_github, write_json, write_statistics, write_text

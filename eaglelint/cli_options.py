@@ -101,7 +101,8 @@ def make_project(opts: dict) -> Project:
     no_cache, cache_dir, cache_max_size = opts["no_cache"], opts["cache_dir"], opts["cache_max_size"]
     ctx = click.get_current_context(silent=True)
     debug = bool(ctx and isinstance(ctx.obj, dict) and ctx.obj.get("debug"))
-    bound = DEFAULT_MAX_SIZE if cache_max_size is None else _size(cache_max_size, "--cache-max-size")
+    sized = _size(cache_max_size, "--cache-max-size")
+    bound = DEFAULT_MAX_SIZE if sized is None else sized
     if no_cache or debug:
         project = Project()
     else:

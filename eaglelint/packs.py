@@ -10,6 +10,7 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 CALLED_ON = ("target", "draft")
 KINDS = ("method", "property", "attribute")
@@ -134,10 +135,14 @@ def select_interfaces(names: list[str] | None) -> list[Interface]:
     return [available[n] for n in dict.fromkeys(names)]
 
 
+def _fields(entry: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v.strip() if isinstance(v, str) else v) for k, v in entry.items()}
+
+
 @cache
 def load_codes() -> dict[str, RuleCode]:
     data = load_toml(rules_dir() / "codes.toml")
     return {
-        code: RuleCode(code=code, **{k: (v.strip() if isinstance(v, str) else v) for k, v in entry.items()})
+        code: RuleCode(code=code, **_fields(entry))
         for code, entry in data.items()
     }

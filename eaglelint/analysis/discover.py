@@ -11,6 +11,7 @@ import errno
 import fnmatch
 import importlib.util
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,7 +59,7 @@ def installed_models_dir() -> Path | None:
     return None
 
 
-def discover(paths: list[Path], exclude: list[str] = ()) -> Discovery:
+def discover(paths: list[Path], exclude: Sequence[str] = ()) -> Discovery:
     out = Discovery()
     seen: set[Path] = set()
 
@@ -93,7 +94,7 @@ def _dangling(link: Path) -> str:
     return "broken symbolic link"
 
 
-def _excluded(path: Path, patterns: list[str]) -> bool:
+def _excluded(path: Path, patterns: Sequence[str]) -> bool:
     text = path.as_posix()
     return any(
         fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(path.name, pat) or fnmatch.fnmatch(text, f"*/{pat}")
@@ -101,7 +102,7 @@ def _excluded(path: Path, patterns: list[str]) -> bool:
     )
 
 
-def _walk(root: Path, errors: list[tuple[Path, str]], exclude: list[str]):
+def _walk(root: Path, errors: list[tuple[Path, str]], exclude: Sequence[str]):
     """Python files under root, sorted, following directory links once each."""
     visited: set[str] = set()
 

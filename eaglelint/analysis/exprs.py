@@ -39,25 +39,14 @@ class _Refs:
         def sub(child: ast.AST, names: frozenset = seen) -> list[Ref]:
             return self.of(child, names, depth + 1)
 
-        scope = self.scope
         if isinstance(node, ast.Name):
-            if scope is not None and node.id in scope.exprs:
-                if node.id in seen:
-                    return []
-                out: list[Ref] = []
-                for bound in scope.exprs[node.id]:
-                    out.extend(sub(bound, seen | {node.id}))
-                return out[:MAX_EXPANSION]
-            return [Ref("name", node.id)]
+            return self._name(node, seen, depth)
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id == "self":
                 return [Ref("self", node.attr)]
             return [Ref("attr", node.attr, args=(b,)) for b in sub(node.value)]
         if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
-                return [Ref("item", args=(b,)) for b in sub(func.value)]
-            return [Ref("call", args=(c,)) for c in sub(func)]
+            return self._call(node, seen, depth)
         if isinstance(node, ast.Subscript):
             return [Ref("item", args=(b,)) for b in sub(node.value)]
         if isinstance(node, ast.Dict):
@@ -73,4 +62,23 @@ class _Refs:
         if isinstance(node, ast.Constant):
             return [Ref("const", repr(node.value)[:40])]
         return [Ref("unknown", f"{type(node).__name__} expression at line {node.lineno}")]
+
+    def _name(self, node: ast.Name, seen: frozenset, depth: int) -> list[Ref]:
+        """A local bound in the scope stands for what it was bound to (each binding once)."""
+        scope = self.scope
+        if scope is None or node.id not in scope.exprs:
+            return [Ref("name", node.id)]
+        if node.id in seen:
+            return []
+        out: list[Ref] = []
+        for bound in scope.exprs[node.id]:
+            out.extend(self.of(bound, seen | {node.id}, depth + 1))
+        return out[:MAX_EXPANSION]
+
+    def _call(self, node: ast.Call, seen: frozenset, depth: int) -> list[Ref]:
+        """`d.get(k)` reads an item of `d`; any other call is a call of what `func` refers to."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
+            return [Ref("item", args=(b,)) for b in self.of(func.value, seen, depth + 1)]
+        return [Ref("call", args=(c,)) for c in self.of(func, seen, depth + 1)]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ..analysis.presence import presence
 from ..analysis.project import Project
@@ -49,7 +50,8 @@ def check_wrapper(run: Run, wrapper: ClassEntity, attr: str, methods: list[Inter
     if is_component(resolver.module(wrapper.path), resolver.info(wrapper)):
         return []
     own = wrapped_candidates(resolver, wrapper, attr)
-    same, other = [], []
+    same: list[tuple[ClassEntity, bool]] = []
+    other: list[tuple[ClassEntity, bool]] = []
     for sub, entry in _subclasses(run, wrapper, attr):
         (same if wrapped_candidates(resolver, sub, attr) == own else other).append((sub, entry))
     out = _judge(run, wrapper, attr, methods, same)
@@ -64,7 +66,7 @@ def _judge(run: Run, cls: ClassEntity, attr: str, methods: list[InterfaceMethod]
     info, mod = resolver.info(cls), resolver.module(cls.path)
     path = display_path(cls.path)
     classes, reasons = wrapped_candidates(resolver, cls, attr)
-    common = dict(class_name=info.name, wrapper_attribute=attr)
+    common: dict[str, Any] = dict(class_name=info.name, wrapper_attribute=attr)
     if not classes:
         if not reasons or all(presence(resolver, cls, m.name, attr) is True for m in methods):
             return []  # only ever None or constants, or a __getattr__ forwards every member

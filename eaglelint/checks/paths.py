@@ -9,6 +9,7 @@ wrappers once and hands them here.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..analysis.presence import forwards_some, has_member
 from ..analysis.resolve import ClassEntity, Resolver
@@ -67,8 +68,9 @@ def _marker_findings(resolver: Resolver, wrappers: list[tuple[ClassEntity, str]]
             lister = next(c for c in resolver.mro(gap.wrapped) if gap.marker in resolver.bases(c)[0])
             where = f"{Path(lister.path).name}:{resolver.info(lister).line}"
             via = "" if lister == gap.wrapped else f" via {lister.qualname}"
-            common = dict(class_name=info.name, wrapped_class=gap.wrapped.qualname, interface=iface.name,
-                          wrapper_attribute=attr, entry_class=info.name in mod.entry_classes)
+            common: dict[str, Any] = dict(
+                class_name=info.name, wrapped_class=gap.wrapped.qualname, interface=iface.name,
+                wrapper_attribute=attr, entry_class=info.name in mod.entry_classes)
             broken = decoder_without_capture(resolver, gap.wrapped)
             if broken is not None:
                 decoder, line = broken

@@ -38,11 +38,11 @@ def check_wrappers(run: Run, wrappers: list[Wrapper], methods: list[InterfaceMet
         if run.project.debug:
             raise
     resolver = Resolver(run.project)  # one of them failed: again one at a time, to name it
-    for wrapper in checked:
+    for one in checked:
         try:
-            out += path_findings(resolver, [wrapper], methods, interfaces)
+            out += path_findings(resolver, [one], methods, interfaces)
         except Exception as exc:
-            out.append(class_failure(run.project, wrapper[0], exc))
+            out.append(class_failure(run.project, one[0], exc))
             resolver = Resolver(run.project)
     return out
 
@@ -52,5 +52,5 @@ def class_failure(project: Project, wrapper: ClassEntity, exc: Exception) -> Fin
         raise exc
     deep = "bases, names or expressions nested too deeply to analyse"
     why = f"{wrapper.qualname}: {deep if isinstance(exc, RecursionError) else internal_error(exc)}"
-    info = project.summary(Path(wrapper.path)).classes[wrapper.qualname]
+    info = Resolver(project).info(wrapper)  # the wrapper's module was summarised: it was found there
     return replace(file_error(Path(wrapper.path), why), line=info.line, column=info.column, class_name=info.name)

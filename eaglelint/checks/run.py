@@ -10,6 +10,7 @@ forwards unknown attributes with `__getattr__`.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +33,7 @@ class CheckOptions:
     wrapper_attrs: tuple[str, ...] = DEFAULT_WRAPPER_ATTRS
 
 
-def check_files(files: list[Path], options: CheckOptions, project: Project | None = None,
+def check_files(files: Iterable[Path], options: CheckOptions, project: Project | None = None,
                 jobs: int = 1) -> CheckResult:
     """Findings for `files`; `jobs` > 1 summarises candidate files in that many processes."""
     project = project or Project()
@@ -51,7 +52,8 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
         result.files_checked += 1
         raws[path] = raw
     run_key = _run_key(project, options, raws)
-    cached = project.cache.get(run_key) if run_key else None
+    cache = project.cache
+    cached = cache.get(run_key) if cache is not None and run_key else None
     if isinstance(cached, tuple) and _deps_unchanged(project, cached[1]):
         return cached[0]
     # a file without the assignment cannot hold a wrapper: parsed only if a resolution needs it
@@ -78,10 +80,10 @@ def check_files(files: list[Path], options: CheckOptions, project: Project | Non
     result.findings += [file_error(p, why) for p, why in project.errors.items()
                         if p not in known_errors and str(p) not in reported]
     result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.method or ""))
-    if run_key:
+    if cache is not None and run_key:
         scanned = {Path(os.path.abspath(p)) for p in raws}
         deps = [(str(p), k) for p, k in project.digests.items() if p not in scanned]
-        project.cache.put(run_key, (result, deps))
+        cache.put(run_key, (result, deps))
     return result
 
 
@@ -96,10 +98,12 @@ def _run_key(project: Project, options: CheckOptions, raws: dict[Path, bytes]) -
 
 
 def _deps_unchanged(project: Project, deps: list[tuple[str, str]]) -> bool:
+    cache = project.cache
+    assert cache is not None  # a run result came from it
     for path, key in deps:
         try:
             with open(path, "rb") as fh:
-                if project.cache.key(fh.read()) != key:
+                if cache.key(fh.read()) != key:
                     return False
         except OSError:
             return False

@@ -126,9 +126,9 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
             inserts.append((_insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
     if not added:
         return None
-    text = apply_edits(lines, inserts + imports.edits(), newline)
+    edited = apply_edits(lines, inserts + imports.edits(), newline)
     try:
-        misplaced = _misplaced(ast.parse(text), added)
+        misplaced = _misplaced(ast.parse(edited), added)
     except SyntaxError as exc:
         left += [(f, f"edited source would not parse ({exc.msg}); nothing written") for f in findings]
         return None
@@ -136,7 +136,7 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
         left += [(f, f"new {misplaced} would not land in its class; nothing written") for f in findings]
         return None
     bom = b"\xef\xbb\xbf" if src.raw.startswith(b"\xef\xbb\xbf") and not src.encoding.endswith("-sig") else b""
-    return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)
+    return FileFix(path, src.raw, bom + edited.encode(src.encoding), src.encoding, added, imports.added)
 
 
 def _misplaced(tree: ast.Module, added: list[tuple[str, str]]) -> str | None:

@@ -24,7 +24,7 @@ from .config import (
     parse_size,
     split_flag,
 )
-from .findings import display_path
+from .findings import INTERNAL_ERROR, display_path
 from .lint import LintResult, SettingsFinder, lint
 
 
@@ -119,7 +119,7 @@ def run_lint(paths: list[Path], finder: SettingsFinder, project: Project, progre
         raise ConfigProblem(str(exc)) from None
     if project.cache is not None:
         project.cache.trim()
-    if not result.files_checked and result.findings and all(f.code == "EGL999" for f in result.findings):
+    if not result.files_checked and result.findings and all(f.code == INTERNAL_ERROR for f in result.findings):
         raise UsageProblem("nothing to check: " + "; ".join(f"{f.path}: {f.message}" for f in result.findings))
     return result
 

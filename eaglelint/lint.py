@@ -21,7 +21,7 @@ from .checks.run import CheckOptions, check_files
 from .config import ConfigError, Settings, find_config, load_settings
 from .findings import Finding, file_error
 from .packs import RulesError, select_interfaces
-from .suppressions import Suppressor
+from .suppressions import UNUSED_SUPPRESSION, Suppressor
 
 Progress = Callable[[list[Path]], Iterable[Path]]
 
@@ -120,7 +120,7 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
     for f in kept:
         if f.code in drop or f.code in settings.ignored_here(Path(f.path)):
             continue
-        if keep and f.code not in keep and f.code != "EGL900":
+        if keep and f.code not in keep and f.code != UNUSED_SUPPRESSION:
             continue  # EGL900 is asked for by its own flag
         if settings.baseline and in_baseline(f, settings.baseline):
             result.baselined.append(f)

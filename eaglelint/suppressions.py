@@ -24,6 +24,8 @@ from .analysis.sources import SourceError, read_source, split_lines
 from .findings import Finding, display_path
 from .packs import load_codes
 
+UNUSED_SUPPRESSION = "EGL900"  # a suppression that silenced nothing (--report-unused-suppressions)
+
 _CODES = r"[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*"
 _NOQA = re.compile(rf"#\s*noqa(?::\s*(?P<codes>{_CODES}))?", re.IGNORECASE)
 _IGNORE = re.compile(r"#\s*eaglelint:\s*ignore(?![-\w])(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
@@ -179,4 +181,4 @@ class Suppressor:
 
 
 def _unused(sup: Suppression, message: str) -> Finding:
-    return Finding(sup.path, sup.line, sup.column, "EGL900", message)
+    return Finding(sup.path, sup.line, sup.column, UNUSED_SUPPRESSION, message)

@@ -9,9 +9,15 @@ module is how the flat package grew its cycles (checker -> isolation -> wrapper_
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
-from conftest import REPO
+from conftest import FIXTURES, REPO
+
+from eaglelint.checks.registry import FAMILIES
+from eaglelint.findings import INTERNAL_ERROR
+from eaglelint.packs import load_codes
+from eaglelint.suppressions import UNUSED_SUPPRESSION
 
 PACKAGE = REPO / "eaglelint"
 
@@ -116,3 +122,38 @@ def test_no_private_names_imported_across_modules():
                 for module, edges in graph().items() for target, names, line in edges
                 for name in names if name.startswith("_") and not name.startswith("__")]
     assert borrowed == []
+
+
+CODE = re.compile(r"EGL\d{3}")
+# codes that no rule family reports: each is declared once, where it is made
+OUTSIDE_FAMILIES = {INTERNAL_ERROR: "eaglelint.findings", UNUSED_SUPPRESSION: "eaglelint.suppressions"}
+
+
+def test_every_code_in_codes_toml_has_exactly_one_owner():
+    owners: dict[str, list[str]] = {}
+    for family in FAMILIES:
+        for code in family.CODES:
+            owners.setdefault(code, []).append(family.__name__)
+    for code, module in OUTSIDE_FAMILIES.items():
+        owners.setdefault(code, []).append(module)
+    assert {c: m for c, m in owners.items() if len(m) != 1} == {}
+    assert set(owners) == set(load_codes())
+
+
+def test_rule_codes_are_string_literals_only_where_they_are_declared():
+    owner = {code: family.__name__ for family in FAMILIES for code in family.CODES} | OUTSIDE_FAMILIES
+    stray = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = module_name(path)
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and CODE.fullmatch(node.value) \
+                    and owner.get(node.value) != module:
+                stray.append(f"{module}:{node.lineno} {node.value}")
+    assert stray == []
+
+
+def test_every_code_is_expected_by_a_fixture():
+    """A rule is added with a fixture that shows it: some `# expect:` line names each code."""
+    expected = {code for path in FIXTURES.rglob("*.py") for line in path.read_text(errors="replace").splitlines()
+                if "# expect:" in line for code in CODE.findall(line.split("# expect:", 1)[1])}
+    assert set(load_codes()) - expected == set()

@@ -20,11 +20,44 @@ from dataclasses import dataclass
 
 from ..analysis.class_body import local_nodes
 from ..analysis.owners import OwnerAnalysis
+from ..analysis.presence import forwards_some, has_member
 from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.wrappers import is_component, wrapped_candidates
+from ..findings import Finding, display_path
+from .context import WRAPPERS, Context, wrappers
 
 FLAG = "capture_aux_hidden_states"
 # Hooks that turn on aux-hidden-state capture (EAGLE-3; DFlash/DSpark reuse the same path).
 CAPTURES = ("set_eagle3_layers_to_capture", "set_dflash_layers_to_capture", "set_dspark_layers_to_capture")
+
+
+CODES = ("EGL020", "EGL021", "EGL022", "EGL023")
+SUBJECTS = WRAPPERS
+
+
+def captures(context: Context) -> tuple[str, ...]:
+    """The capture hooks of the selected packs: the path is judged only where one can reach."""
+    return tuple(h for h in CAPTURES if h in {m.name for m in context.methods})
+
+
+def subjects(context: Context) -> list[ClassEntity]:
+    return wrappers(context) if captures(context) else []
+
+
+def check(context: Context, wrapper: ClassEntity) -> list[Finding]:
+    """The aux-hidden-state path of a wrapper that a capture hook of the selected packs reaches."""
+    resolver, attr, hooks = context.resolver, context.wrappers[wrapper], captures(context)
+    checker = context.memo("aux", lambda: AuxChecker(resolver))
+    mod = resolver.module(wrapper.path)
+    info = resolver.info(wrapper)
+    if forwards_some(resolver, wrapper, attr, list(hooks)) or is_component(mod, info):
+        return []
+    classes, _ = wrapped_candidates(resolver, wrapper, attr)
+    return [Finding(display_path(wrapper.path), p.line, p.column, p.code, p.message,
+                    class_name=info.name, wrapper_attribute=attr,
+                    wrapped_class=classes[0].qualname if classes else None,
+                    entry_class=info.name in mod.entry_classes)
+            for p in checker.problems(wrapper, attr, classes, has_member, hooks)]
 
 
 @dataclass(frozen=True)

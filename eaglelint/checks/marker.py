@@ -14,14 +14,20 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..analysis.class_body import class_node, local_nodes, method_node
 from ..analysis.refs import Ref
 from ..analysis.resolve import ClassEntity, InstanceEntity, Resolver
 from ..analysis.sources import SourceError, parse_source, read_source
+from ..analysis.wrappers import is_component, wrapped_candidates
+from ..findings import Finding, display_path
+from ..packs import Interface
+from .context import WRAPPERS, Context, wrappers
 
 CODE = "EGL030"
 DECODER_CODE = "EGL031"
+CODES = (CODE, DECODER_CODE)
 MIXIN = "EagleModelMixin"  # vLLM's decoder mixin that collects the aux hidden states
 
 
@@ -90,3 +96,57 @@ def _collects(forward: ast.AST) -> bool:
                 and isinstance(node.func.value, ast.Call) and getattr(node.func.value.func, "id", "") == "super":
             return True
     return False
+
+
+SUBJECTS = WRAPPERS
+
+
+def _marker_packs(context: Context) -> list[Interface]:
+    return [i for i in context.interfaces if i.engine == "vllm" and i.marker]
+
+
+def subjects(context: Context) -> list[ClassEntity]:
+    return wrappers(context) if _marker_packs(context) else []
+
+
+def _header_refusal(info) -> str | None:
+    """Why vllm_fix.py cannot append the marker to this class header, or None."""
+    if not info.bases or info.header_keywords:
+        return "the class has no bases, or keyword arguments in its header; add the base by hand"
+    return None
+
+
+def check(context: Context, wrapper: ClassEntity) -> list[Finding]:
+    """A vLLM wrapper whose language model lists a selected pack's marker protocol while it does not."""
+    resolver, attr = context.resolver, context.wrappers[wrapper]
+    mod, info = resolver.module(wrapper.path), resolver.info(wrapper)
+    if is_component(mod, info):
+        return []
+    out: list[Finding] = []
+    for iface in _marker_packs(context):
+        for gap in marker_gaps(resolver, wrapper, wrapped_candidates(resolver, wrapper, attr)[0], iface.marker):
+            lister = next(c for c in resolver.mro(gap.wrapped) if gap.marker in resolver.bases(c)[0])
+            where = f"{Path(lister.path).name}:{resolver.info(lister).line}"
+            via = "" if lister == gap.wrapped else f" via {lister.qualname}"
+            common: dict[str, Any] = dict(
+                class_name=info.name, wrapped_class=gap.wrapped.qualname, interface=iface.name,
+                wrapper_attribute=attr, entry_class=info.name in mod.entry_classes)
+            broken = decoder_without_capture(resolver, gap.wrapped)
+            if broken is not None:
+                decoder, line = broken
+                out.append(Finding(
+                    display_path(wrapper.path), info.line, info.column, DECODER_CODE,
+                    f"{info.name} does not list {iface.marker}, but neither would it work with it: its {attr} "
+                    f"({gap.wrapped.qualname}{via}, {where}) lists it while its decoder {decoder.qualname} "
+                    f"overrides forward ({Path(decoder.path).name}:{line}) without collecting aux hidden states; "
+                    f"fix the decoder first", wrapped_path=display_path(decoder.path), wrapped_line=line,
+                    provider_class=decoder.qualname, **common))
+                continue
+            out.append(Finding(
+                display_path(wrapper.path), info.line, info.column, CODE,
+                f"{info.name} does not list {iface.marker} in its bases, while its {attr} ({gap.wrapped.qualname}"
+                f"{via}, {where}) does; vLLM's supports_eagle3() refuses the wrapper for EAGLE-3. Add "
+                f"{iface.marker} to its bases (eaglelint fix)",
+                wrapped_path=display_path(lister.path), wrapped_line=resolver.info(lister).line,
+                provider_class=lister.qualname, fix_refusal=_header_refusal(info), **common))
+    return out

@@ -10,18 +10,18 @@ inherits the base's gaps and is named in the base's finding.
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..analysis.presence import presence
-from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
 from ..analysis.summary import free_names_of_text
 from ..analysis.wrappers import is_component, wrapped_candidates
 from ..findings import Finding, display_path
 from ..fix.delegation import refusal
 from ..packs import InterfaceMethod
+from .context import WRAPPERS, Context, wrappers
 
 SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
 OPTIONAL_CODE = "EGL003"  # a target member the engine tests for (hasattr/getattr) and copes without
@@ -34,17 +34,16 @@ def code_for(member: InterfaceMethod) -> str:
     return SEVERITY_BY_CALLED_ON[member.called_on]
 
 
-@dataclass
-class Run:
-    """What one check run shares between wrappers."""
-
-    resolver: Resolver
-    project: Project
-    raws: dict[Path, bytes]
-    subclasses: dict = field(default_factory=dict)
+CODES = (*SEVERITY_BY_CALLED_ON.values(), OPTIONAL_CODE, UNRESOLVED)
+SUBJECTS = WRAPPERS
+subjects = wrappers
 
 
-def check_wrapper(run: Run, wrapper: ClassEntity, attr: str, methods: list[InterfaceMethod]) -> list[Finding]:
+def check(context: Context, cls: ClassEntity) -> list[Finding]:
+    return check_wrapper(context, cls, context.wrappers[cls], context.methods)
+
+
+def check_wrapper(run: Context, wrapper: ClassEntity, attr: str, methods: list[InterfaceMethod]) -> list[Finding]:
     """The wrapper's findings, and those of scanned subclasses that pick another held class."""
     resolver = run.resolver
     if is_component(resolver.module(wrapper.path), resolver.info(wrapper)):
@@ -60,7 +59,7 @@ def check_wrapper(run: Run, wrapper: ClassEntity, attr: str, methods: list[Inter
     return out
 
 
-def _judge(run: Run, cls: ClassEntity, attr: str, methods: list[InterfaceMethod],
+def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMethod],
            subs: list[tuple[ClassEntity, bool]]) -> list[Finding]:
     resolver = run.resolver
     info, mod = resolver.info(cls), resolver.module(cls.path)
@@ -158,11 +157,12 @@ def _finding(path, info, attr, method: InterfaceMethod, wrapped: ClassEntity, me
     )
 
 
-def _subclasses(run: Run, wrapper: ClassEntity, attr: str) -> list[tuple[ClassEntity, bool]]:
+def _subclasses(run: Context, wrapper: ClassEntity, attr: str) -> list[tuple[ClassEntity, bool]]:
     """Scanned subclasses of a wrapper that do not hold the model themselves (memoised),
     each with: is it in its module's EntryClass?"""
-    if (wrapper, attr) in run.subclasses:
-        return run.subclasses[(wrapper, attr)]
+    memo: dict[tuple[ClassEntity, str], list[tuple[ClassEntity, bool]]] = run.memo("subclasses", dict)
+    if (wrapper, attr) in memo:
+        return memo[(wrapper, attr)]
     out = []
     needle = wrapper.qualname.rsplit(".", 1)[-1].encode()
     for path, raw in run.raws.items():
@@ -173,5 +173,5 @@ def _subclasses(run: Run, wrapper: ClassEntity, attr: str) -> list[tuple[ClassEn
             sub = ClassEntity(mod.path, cls.name)
             if sub != wrapper and attr not in cls.self_assigns and wrapper in run.resolver.mro(sub):
                 out.append((sub, cls.name in mod.entry_classes))
-    run.subclasses[(wrapper, attr)] = out
+    memo[(wrapper, attr)] = out
     return out

@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.resolve import ClassEntity
 from ..analysis.sources import SourceError, read_bytes
 from ..analysis.wrappers import WrapperAssignTest
 from ..findings import INTERNAL_ERROR, CheckResult, file_error
 from ..packs import Interface, InterfaceMethod
-from .members import Run
-from .owner import owner_findings
-from .registry import check_wrappers, class_failure
+from .context import Context
+from .registry import run_checks
 
 DEFAULT_WRAPPER_ATTRS = ("language_model",)
 
@@ -37,11 +36,10 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
                 jobs: int = 1) -> CheckResult:
     """Findings for `files`; `jobs` > 1 summarises candidate files in that many processes."""
     project = project or Project()
-    resolver = Resolver(project)
     result = CheckResult()
     assigns = WrapperAssignTest(options.wrapper_attrs)
     raws: dict[Path, bytes] = {}
-    wrappers: list[tuple[ClassEntity, str]] = []
+    wrappers: dict[ClassEntity, str] = {}
     for path in files:
         try:
             raw = read_bytes(path, project.max_file_size)  # decoded only if parsed: non-wrapper files are not
@@ -68,12 +66,11 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
         for cls in mod.classes.values():
             for attr in options.wrapper_attrs:
                 if attr in cls.self_assigns:
-                    wrappers.append((ClassEntity(mod.path, cls.name), attr))
+                    wrappers[ClassEntity(mod.path, cls.name)] = attr
                     break
     methods = _methods(options.interfaces)
 
-    result.findings.extend(check_wrappers(Run(resolver, project, raws), wrappers, methods, options.interfaces))
-    result.findings.extend(owner_findings(resolver, project, raws, methods, lambda c, e: class_failure(project, c, e)))
+    result.findings.extend(run_checks(Context(project, raws, methods, options.interfaces, wrappers)))
     # a module that only a resolution reached, and that cannot be parsed: the dependent's
     # EGL010 gives this as its reason, and the file itself is reported, given or not
     reported = {os.path.abspath(f.path) for f in result.findings if f.code == INTERNAL_ERROR}

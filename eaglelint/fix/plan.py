@@ -21,6 +21,7 @@ from ..analysis.class_body import bound_in_class
 from ..analysis.project import Project
 from ..analysis.sources import SourceError, parse_source, read_source, split_lines
 from ..analysis.summary import FunctionInfo, Param, free_names
+from ..checks.marker import CODE as MARKER_CODE
 from ..checks.owner import CODE as OWNER_CODE
 from ..findings import Finding
 from ..packs import load_interfaces
@@ -53,7 +54,7 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
         if f.fixable and inside is not None and not any(_within(os.path.realpath(f.path), r) for r in inside):
             plan.left.append((f, "outside the given paths, or reached through a symbolic link out of them; "
                                  "not rewritten: pass it to `eaglelint fix`"))
-        elif f.fixable and f.code == "EGL030":
+        elif f.fixable and f.code == MARKER_CODE:
             markers.append(f)
         elif f.fixable and f.code == OWNER_CODE:
             owners.append(f)

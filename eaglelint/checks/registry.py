@@ -28,11 +28,6 @@ from .context import Context
 FAMILIES: tuple[ModuleType, ...] = (members, aux, marker, owner)
 
 
-def codes() -> dict[str, ModuleType]:
-    """Each rule code, with the family module that reports it."""
-    return {code: family for family in FAMILIES for code in family.CODES}
-
-
 def run_checks(context: Context) -> list[Finding]:
     out: list[Finding] = []
     failed: set[tuple[str, ClassEntity]] = set()

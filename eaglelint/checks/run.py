@@ -98,11 +98,10 @@ def _deps_unchanged(project: Project, deps: list[tuple[str, str]]) -> bool:
     cache = project.cache
     assert cache is not None  # a run result came from it
     for path, key in deps:
-        try:
-            with open(path, "rb") as fh:
-                if cache.key(fh.read()) != key:
-                    return False
-        except OSError:
+        try:  # through the same guard as every other read: a dependency turned FIFO must not block
+            if cache.key(read_bytes(Path(path), project.max_file_size)) != key:
+                return False
+        except (OSError, SourceError):
             return False
     return True
 

@@ -15,8 +15,8 @@ import os
 from functools import cache
 from pathlib import Path
 
-from .checks.run import Finding
 from .config import ConfigError
+from .findings import Finding
 
 VERSION = 1
 Key = tuple[str, str, str, str, str]
@@ -60,7 +60,8 @@ def write(path: Path, findings: list[Finding]) -> int:
     """Record these findings (file errors left out: a file that cannot be read must be seen)."""
     root = _root(path)
     keys = sorted({finding_key(f, root) for f in findings if f.class_name})
-    entries = [dict(zip(("path", "class", "code", "method", "wrapper_attribute"), k, strict=True)) for k in keys]
+    fields = ("path", "class", "code", "method", "wrapper_attribute")
+    entries: list[dict[str, str | None]] = [dict(zip(fields, k, strict=True)) for k in keys]
     for entry in entries:
         entry["method"] = entry["method"] or None
         entry["wrapper_attribute"] = entry["wrapper_attribute"] or None

@@ -15,9 +15,9 @@ import click
 from . import __version__
 from .baseline import write as write_baseline_file
 from .cache_commands import clean_cmd
-from .checks.run import display_path
 from .cli_options import UsageProblem, common, make_project, run_lint, settings_finder, target_paths
 from .config import ConfigError
+from .findings import display_path
 from .fix.delegation import STYLES
 from .fix.noqa import DEFAULT_REASON, add_noqa_comments
 from .fix.run import plan, plural, print_fix_commands, print_fixed, print_left, write_plan

@@ -15,7 +15,6 @@ import click
 from .analysis.cache import DEFAULT_MAX_SIZE, SummaryCache, default_cache_dir
 from .analysis.discover import checkout_models_dir, installed_models_dir
 from .analysis.project import Project
-from .checks.run import display_path
 from .config import (
     ConfigError,
     check_attributes,
@@ -25,6 +24,7 @@ from .config import (
     parse_size,
     split_flag,
 )
+from .findings import INTERNAL_ERROR, display_path
 from .lint import LintResult, SettingsFinder, lint
 
 
@@ -101,7 +101,8 @@ def make_project(opts: dict) -> Project:
     no_cache, cache_dir, cache_max_size = opts["no_cache"], opts["cache_dir"], opts["cache_max_size"]
     ctx = click.get_current_context(silent=True)
     debug = bool(ctx and isinstance(ctx.obj, dict) and ctx.obj.get("debug"))
-    bound = DEFAULT_MAX_SIZE if cache_max_size is None else _size(cache_max_size, "--cache-max-size")
+    sized = _size(cache_max_size, "--cache-max-size")
+    bound = DEFAULT_MAX_SIZE if sized is None else sized
     if no_cache or debug:
         project = Project()
     else:
@@ -118,7 +119,7 @@ def run_lint(paths: list[Path], finder: SettingsFinder, project: Project, progre
         raise ConfigProblem(str(exc)) from None
     if project.cache is not None:
         project.cache.trim()
-    if not result.files_checked and result.findings and all(f.code == "EGL999" for f in result.findings):
+    if not result.files_checked and result.findings and all(f.code == INTERNAL_ERROR for f in result.findings):
         raise UsageProblem("nothing to check: " + "; ".join(f"{f.path}: {f.message}" for f in result.findings))
     return result
 

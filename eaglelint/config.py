@@ -161,20 +161,13 @@ def parse_table(table: dict, path: Path, where: str = "[tool.eaglelint]") -> Set
         elif key == "interfaces":
             values["interfaces"] = check_interfaces(_strings(value, problem), problem)
         elif key == "per-file-ignores":
-            if not isinstance(value, dict):
-                raise ConfigError(f"{problem}: must be a table of glob = [codes]")
-            values["per_file_ignores"] = tuple(
-                (glob, check_codes(_strings(codes, f"{problem}.{glob}"), f"{problem}.{glob}"))
-                for glob, codes in value.items()
-            )
+            values["per_file_ignores"] = _per_file_ignores(value, problem)
         elif key == "fix":
             values["style"] = _fix_table(value, problem)
         elif key == "fail-on":
             values["fail_on"] = check_severities(_strings(value, problem), problem)
         elif key == "baseline":
-            if not isinstance(value, str) or not value.strip():
-                raise ConfigError(f"{problem}: must be a file name, not {value!r}")
-            values["baseline"] = values["root"] / value
+            values["baseline"] = values["root"] / _file_name(value, problem)
         elif key == "max-file-size":
             values["max_file_size"] = parse_size(value, problem)
         else:
@@ -182,6 +175,19 @@ def parse_table(table: dict, path: Path, where: str = "[tool.eaglelint]") -> Set
                 raise ConfigError(f"{problem}: must be true or false, not {value!r}")
             values[KEYS[key]] = value
     return Settings(**values)
+
+
+def _per_file_ignores(value, problem: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{problem}: must be a table of glob = [codes]")
+    return tuple((glob, check_codes(_strings(codes, f"{problem}.{glob}"), f"{problem}.{glob}"))
+                 for glob, codes in value.items())
+
+
+def _file_name(value, problem: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{problem}: must be a file name, not {value!r}")
+    return value
 
 
 def _fix_table(value, problem: str) -> str:

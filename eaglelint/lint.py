@@ -13,14 +13,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .analysis.dependents import find_dependents
 from .analysis.discover import discover
 from .analysis.project import Project
 from .baseline import in_baseline
-from .checks.run import CheckOptions, Finding, check_files, file_error, pack_members
+from .checks.run import CheckOptions, check_files
 from .config import ConfigError, Settings, find_config, load_settings
-from .packs import RulesError, select_interfaces
-from .suppressions import Suppressor
+from .findings import Finding, file_error
+from .packs import RulesError, pack_members, select_interfaces
+from .suppressions import UNUSED_SUPPRESSION, Suppressor
 
 Progress = Callable[[list[Path]], Iterable[Path]]
 
@@ -128,7 +128,7 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
     for f in kept:
         if f.code in drop or f.code in settings.ignored_here(Path(f.path)):
             continue
-        if keep and f.code not in keep and f.code != "EGL900":
+        if keep and f.code not in keep and f.code != UNUSED_SUPPRESSION:
             continue  # EGL900 is asked for by its own flag
         if settings.baseline and in_baseline(f, settings.baseline):
             result.baselined.append(f)
@@ -139,6 +139,7 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
 
 
 def _dependent_findings(settings, explicit, files, options, project, result) -> list[Finding]:
+    from .checks.dependents import find_dependents  # builds on the analysis, which a warm whole-tree run skips
 
     members = dict(members=pack_members(options.interfaces), draft_members=pack_members(options.interfaces, "draft"))
     found = [d for d in find_dependents(explicit, set(files), settings.wrapper_attributes, project, **members)

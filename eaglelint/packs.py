@@ -10,6 +10,7 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 CALLED_ON = ("target", "draft")
 KINDS = ("method", "property", "attribute")
@@ -134,10 +135,31 @@ def select_interfaces(names: list[str] | None) -> list[Interface]:
     return [available[n] for n in dict.fromkeys(names)]
 
 
+def _fields(entry: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v.strip() if isinstance(v, str) else v) for k, v in entry.items()}
+
+
 @cache
 def load_codes() -> dict[str, RuleCode]:
     data = load_toml(rules_dir() / "codes.toml")
     return {
-        code: RuleCode(code=code, **{k: (v.strip() if isinstance(v, str) else v) for k, v in entry.items()})
+        code: RuleCode(code=code, **_fields(entry))
         for code, entry in data.items()
     }
+
+
+def sglang_members(interfaces: tuple[Interface, ...]) -> list[InterfaceMethod]:
+    """One entry per member name of the SGLang packs; the strictest use wins (target, then required)."""
+    by_name: dict[str, InterfaceMethod] = {}
+    for iface in interfaces:
+        for m in iface.methods if iface.engine == "sglang" else ():
+            old = by_name.get(m.name)
+            if old is None or (m.called_on == "target", m.required) > (old.called_on == "target", old.required):
+                by_name[m.name] = m
+    return list(by_name.values())
+
+
+def pack_members(interfaces: tuple[Interface, ...], called_on: str | None = None) -> tuple[str, ...]:
+    """The member names of the selected SGLang packs (those the engine calls on `called_on`
+    models, if given): what makes a held class a language model."""
+    return tuple(m.name for m in sglang_members(interfaces) if called_on in (None, m.called_on))

@@ -24,10 +24,10 @@ from pathlib import Path
 
 from pylint.checkers import BaseRawFileChecker
 
-from .analysis.dependents import tree_of
+from .analysis.discover import tree_of
 from .analysis.project import Project
-from .checks.run import Finding
 from .config import ConfigError
+from .findings import INTERNAL_ERROR, Finding
 from .lint import SettingsFinder, lint
 from .packs import load_codes
 
@@ -79,7 +79,8 @@ class EaglelintChecker(BaseRawFileChecker):
             self.open()
         found = self._tree_findings(Path(os.path.abspath(path)))
         if isinstance(found, ConfigError):  # shown once per file, as pylint shows a file it cannot parse
-            self.add_message(self._ids["EGL999"], line=1, col_offset=0, args=(f"EGL999 cannot check: {found}",))
+            self.add_message(self._ids[INTERNAL_ERROR], line=1, col_offset=0,
+                             args=(f"{INTERNAL_ERROR} cannot check: {found}",))
             return
         for f in found.get(os.path.abspath(path), []):
             self.add_message(self._ids[f.code], line=f.line, col_offset=f.column - 1, args=(f"{f.code} {f.message}",))

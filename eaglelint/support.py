@@ -20,19 +20,13 @@ from .analysis.presence import has_member, presence
 from .analysis.project import Project
 from .analysis.resolve import ClassEntity, Resolver
 from .analysis.roles import is_draft
-from .checks.members import wrapped_candidates
+from .analysis.wrappers import wrapped_candidates
+from .checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from .checks.owner import CODE as OWNER_CODE
 from .checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
 from .checks.owner import chooses_decoder
-from .checks.run import (
-    DEFAULT_WRAPPER_ATTRS,
-    OPTIONAL_CODE,
-    SEVERITY_BY_CALLED_ON,
-    CheckOptions,
-    Finding,
-    check_files,
-    display_path,
-)
+from .checks.run import DEFAULT_WRAPPER_ATTRS, CheckOptions, check_files
+from .findings import Finding, display_path
 from .packs import Interface, InterfaceMethod, load_codes
 
 SUPPORTED = "supported"

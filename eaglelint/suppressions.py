@@ -22,8 +22,10 @@ from functools import cache
 from pathlib import Path
 
 from .analysis.sources import SourceError, read_source, split_lines
-from .checks.run import Finding, display_path
+from .findings import Finding, display_path
 from .packs import load_codes
+
+UNUSED_SUPPRESSION = "EGL900"  # a suppression that silenced nothing (--report-unused-suppressions)
 
 _CODES = r"[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*"
 
@@ -211,4 +213,4 @@ class Suppressor:
 
 
 def _unused(sup: Suppression, message: str) -> Finding:
-    return Finding(sup.path, sup.line, sup.column, "EGL900", message)
+    return Finding(sup.path, sup.line, sup.column, UNUSED_SUPPRESSION, message)

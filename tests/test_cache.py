@@ -103,3 +103,27 @@ def test_no_cache_writes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
     subprocess.run([sys.executable, "-m", "eaglelint", "check", str(TREE)], capture_output=True, env=env)
     assert list((tmp_path / "eaglelint").rglob("*.json"))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+def test_a_dependency_replaced_by_a_fifo_does_not_block_the_warm_run(tmp_path):
+    """The whole-run cache re-reads the files a resolution reached outside the given ones;
+    that read goes through the FIFO guard, as every other read does (a plain open() of a
+    FIFO with no writer blocks forever)."""
+    models = tmp_path / "sglang" / "srt" / "models"
+    models.mkdir(parents=True)
+    (models / "lm.py").write_text("class LM:\n    def get_embed_and_head(self):\n        return 1\n")
+    wrapper = "from .lm import LM\n\n\nclass W{n}:\n    def __init__(self):\n        self.language_model = LM()\n"
+    given = []
+    for n in (1, 2):
+        (models / f"w{n}.py").write_text(wrapper.format(n=n))
+        given.append(models / f"w{n}.py")
+    args = [sys.executable, "-m", "eaglelint", "check", "--cache-dir", str(tmp_path / "cache"), "--output-format",
+            "json", *map(str, given)]
+    first = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert {r["method"] for r in json.loads(first.stdout)} == {"get_embed_and_head"}
+    (models / "lm.py").unlink()
+    os.mkfifo(models / "lm.py")
+    again = subprocess.run(args, capture_output=True, text=True, timeout=120)  # blocked forever before
+    assert "Traceback" not in again.stderr
+    assert "get_embed_and_head" not in {r["method"] for r in json.loads(again.stdout)}

@@ -1,4 +1,10 @@
-"""The house style that a reviewer would otherwise check by hand."""
+"""The house style that a reviewer would otherwise check by hand.
+
+A module is as long as its one concern needs (no line cap): what a cap stood in for is
+checked directly: ruff's C901 (max-complexity in pyproject.toml) bounds how much one
+function branches, mypy checks the types on eaglelint/, and tests/test_architecture.py
+keeps the layers.
+"""
 
 import subprocess
 import sys
@@ -12,6 +18,7 @@ def test_ruff_clean():
     assert done.returncode == 0, done.stdout
 
 
-def test_modules_stay_small():
-    for path in (REPO / "eaglelint").glob("*.py"):
-        assert len(path.read_text().splitlines()) <= 320, path.name
+def test_mypy_clean():
+    done = subprocess.run([sys.executable, "-m", "mypy", "--config-file", "pyproject.toml"],
+                          capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0, done.stdout

@@ -13,8 +13,9 @@ import pytest
 from conftest import FIXTURES
 from test_cli import run
 
-from eaglelint.analysis.dependents import find_dependents, tree_of
+from eaglelint.analysis.discover import tree_of
 from eaglelint.analysis.project import Project
+from eaglelint.checks.dependents import find_dependents
 from eaglelint.lint import lint
 
 MODELS = FIXTURES / "dependents" / "sglang" / "srt" / "models"

@@ -23,7 +23,7 @@ from eaglelint import cli, lint
 from eaglelint.analysis import summary
 from eaglelint.analysis.exprs import _Refs
 from eaglelint.analysis.project import Project
-from eaglelint.checks import registry as isolation
+from eaglelint.checks import aux, members
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix import plan as fixmod
 from eaglelint.packs import select_interfaces
@@ -252,22 +252,24 @@ def test_internal_error_in_one_file_is_reported_and_the_others_are_checked(tmp_p
         cli.main()
 
 
-@pytest.mark.parametrize("stage", ["check_wrapper", "path_findings"])
+@pytest.mark.parametrize("family", [members, aux], ids=["members", "aux"])
 def test_internal_error_on_one_wrapper_is_reported_at_its_class_and_the_others_are_checked(
-        stage, tmp_path, monkeypatch):
+        family, tmp_path, monkeypatch):
     for name in ("crlf", "tabs"):
         make_case(tmp_path, name)
-    real = getattr(isolation, stage)
+    real = family.check
+    judged = []
 
-    def failing(run_or_resolver, wrappers, *args):
-        listed = wrappers if stage == "path_findings" else [(wrappers, None)]
-        if any(Path(w.path).parent.name == "crlf" for w, _ in listed):
-            raise RecursionError if stage == "path_findings" else ValueError("boom")
-        return real(run_or_resolver, wrappers, *args)
+    def failing(context, cls):
+        judged.append(Path(cls.path).parent.name)
+        if Path(cls.path).parent.name == "crlf":
+            raise RecursionError if family is aux else ValueError("boom")
+        return real(context, cls)
 
-    monkeypatch.setattr(isolation, stage, failing)
+    monkeypatch.setattr(family, "check", failing)
     options = CheckOptions(tuple(select_interfaces(None)))
     findings = check_files(sorted(tmp_path.rglob("*.py")), options, Project()).findings
+    assert sorted(judged) == ["crlf", "tabs"]  # the family ran on both wrappers
     failed = [f for f in findings if Path(f.path).parent.name == "crlf" and f.code == "EGL999"]
     assert [(f.line, f.class_name) for f in failed] == [(4, "Wrapper")]
     assert {f.method for f in findings if Path(f.path).parent.name == "tabs" and f.code == "EGL001"} == FIXED

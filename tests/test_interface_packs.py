@@ -61,3 +61,18 @@ def test_aux_path_rules_run_only_with_a_capture_hook_selected():
     pp = check([MODELS], ["pipeline_parallel"])
     assert {(f.code, f.method) for f in pp} == {("EGL003", "start_layer"), ("EGL003", "end_layer"),
                                                 ("EGL999", None), ("EGL010", None)}
+
+
+def test_readme_pack_table_lists_each_pack_with_exactly_its_members():
+    """README's pack table is checked against the TOML: adding a member to a pack and not
+    to the table (or the reverse) fails here, so the two cannot drift apart."""
+    readme = (FIXTURES.parent / "README.md").read_text()
+    rows = {}
+    for line in readme.split("| pack | default | members (since) |", 1)[1].split("\n\n", 1)[0].splitlines()[2:]:
+        name, default, members = (cell.strip() for cell in line.strip().strip("|").split("|"))
+        rows[name.strip("`")] = (default == "yes", set(re.findall(r"`(\w+)`", members)))
+    packs = load_interfaces()
+    assert set(rows) == set(packs)
+    for name, pack in packs.items():
+        named = {pack.marker} if pack.marker else {m.name for m in pack.methods}
+        assert rows[name] == (pack.default, named), name

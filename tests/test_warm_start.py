@@ -19,7 +19,7 @@ MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
 # what a warm plain report must not import (each is imported by the run that needs it)
 NOT_ON_THE_WARM_PATH = ("rich", "eaglelint.output.sarif", "eaglelint.output.junit", "eaglelint.fix.plan",
                         "eaglelint.fix.owner", "eaglelint.support", "eaglelint.analysis.summary",
-                        "eaglelint.analysis.resolve", "eaglelint.analysis.dependents", "eaglelint.checks.registry",
+                        "eaglelint.analysis.resolve", "eaglelint.checks.dependents", "eaglelint.checks.registry",
                         "xml", "importlib.metadata")
 RUN_AND_LIST_MODULES = """\
 import json, sys

@@ -17,6 +17,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from ..findings import CheckResult, Finding
+from ..packs import load_codes
+
 if TYPE_CHECKING:  # imported where a summary is encoded or decoded: a warm run reads findings only
     from .refs import Ref
     from .summary import ClassInfo, FunctionInfo, ModuleSummary
@@ -206,9 +209,6 @@ def _load_summary(v) -> ModuleSummary:
 
 
 def _load_run(body: list) -> tuple:
-    from ..checks.run import CheckResult, Finding  # the checker builds on the cache: imported late
-    from ..packs import load_codes
-
     known = load_codes()
 
     findings = []

@@ -10,6 +10,7 @@ eaglelint cannot weigh and so must report as unknown rather than as absent.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 
 def is_type_checking(test: ast.AST) -> bool:
@@ -130,3 +131,31 @@ def bound_in_class(node: ast.ClassDef) -> dict[str, int]:
                 if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                     out.setdefault(sub.id, stmt.lineno)
     return out
+
+
+def class_node(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
+    """The class named by `qualname`, each part found anywhere under the previous one."""
+    body: list[ast.stmt] = tree.body
+    node = None
+    for part in qualname.split("."):
+        node = next((n for n in ast.walk(ast.Module(body=body, type_ignores=[]))
+                     if isinstance(n, ast.ClassDef) and n.name == part), None)
+        if node is None:
+            return None
+        body = node.body
+    return node
+
+
+def method_node(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    return next((n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
+                None)
+
+
+def local_nodes(fn: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's own body: nested functions, classes and lambdas are not entered."""
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))

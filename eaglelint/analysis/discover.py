@@ -12,6 +12,7 @@ import fnmatch
 import importlib.util
 import os
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,7 +60,7 @@ def installed_models_dir() -> Path | None:
     return None
 
 
-def discover(paths: list[Path], exclude: list[str] = ()) -> Discovery:
+def discover(paths: list[Path], exclude: Sequence[str] = ()) -> Discovery:
     out = Discovery()
     seen: set[Path] = set()
 
@@ -94,7 +95,7 @@ def _dangling(link: Path) -> str:
     return "broken symbolic link"
 
 
-def _excluded(path: Path, patterns: list[str]) -> bool:
+def _excluded(path: Path, patterns: Sequence[str]) -> bool:
     text = path.as_posix()
     return any(
         fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(path.name, pat) or fnmatch.fnmatch(text, f"*/{pat}")
@@ -102,7 +103,7 @@ def _excluded(path: Path, patterns: list[str]) -> bool:
     )
 
 
-def _walk(root: Path, errors: list[tuple[Path, str]], exclude: list[str]):
+def _walk(root: Path, errors: list[tuple[Path, str]], exclude: Sequence[str]):
     """Python files under root, sorted, following directory links once each."""
     visited: set[str] = set()
 
@@ -134,3 +135,21 @@ def _walk(root: Path, errors: list[tuple[Path, str]], exclude: list[str]):
                 errors.append((file, "not a regular file (a pipe, socket or device?)"))
             else:
                 yield file
+
+
+def tree_of(path: Path) -> Path | None:
+    """The `models` folder that holds a file (SGLang's layout), or None outside one."""
+    path = Path(os.path.abspath(path))
+    for parent in path.parents:
+        if parent.name == "models":
+            return parent
+    return None
+
+
+def tree_files(changed: set[Path]) -> list[Path]:
+    """The models folders of the changed files, walked; a file outside one: its own folder only."""
+    trees = sorted({t for t in map(tree_of, changed) if t is not None})
+    files = discover(trees).files
+    for folder in sorted({p.parent for p in changed if tree_of(p) is None}):
+        files += [Path(os.path.abspath(f)) for f in sorted(folder.glob("*.py")) if f.is_file()]
+    return list(dict.fromkeys(files))

@@ -52,30 +52,12 @@ class _Refs:
         def sub(child: ast.AST, names: frozenset = seen) -> list[Ref]:
             return self.of(child, names, depth + 1)
 
-        scope = self.scope
         if isinstance(node, ast.Name):
-            if scope is not None and node.id in scope.exprs:
-                if node.id in seen:
-                    return []
-                out: list[Ref] = []
-                for bound in scope.exprs[node.id]:
-                    out.extend(sub(bound, seen | {node.id}))
-                return out[:MAX_EXPANSION]
-            return [Ref("name", node.id)]
+            return self._name(node, seen, depth)
         if isinstance(node, ast.Attribute):
-            if isinstance(node.value, ast.Name) and node.value.id == "self":
-                return [Ref("self", node.attr)]
-            return [Ref("attr", node.attr, args=(b,)) for b in sub(node.value)]
+            return self._attribute(node, seen, depth)
         if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
-                return [Ref("item", args=(b,)) for b in sub(func.value)]
-            if isinstance(func, ast.Attribute) and func.attr == REGISTRY_LOOKUP:
-                return [_registry(node, scope)]
-            loader = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if loader in VLLM_LOADERS:
-                return [Ref("call", loader, args=(c, *self.loader_arguments(node, loader, sub))) for c in sub(func)]
-            return [Ref("call", args=(c,)) for c in sub(func)]
+            return self._call(node, seen, depth)
         if isinstance(node, ast.Subscript):
             return [Ref("item", args=(b,)) for b in sub(node.value)]
         if isinstance(node, ast.Dict):
@@ -107,6 +89,41 @@ class _Refs:
                 self.strings = strings
         return out
 
+    def _name(self, node: ast.Name, seen: frozenset, depth: int) -> list[Ref]:
+        """A local bound in the scope stands for what it was bound to (each binding once)."""
+        scope = self.scope
+        if scope is None or node.id not in scope.exprs:
+            return [Ref("name", node.id)]
+        if node.id in seen:
+            return []
+        out: list[Ref] = []
+        for bound in scope.exprs[node.id]:
+            out.extend(self.of(bound, seen | {node.id}, depth + 1))
+        return out[:MAX_EXPANSION]
+
+    def _attribute(self, node: ast.Attribute, seen: frozenset, depth: int) -> list[Ref]:
+        """`self.x` is a Ref of its own; any other `a.x` is the attribute of what `a` refers to."""
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            return [Ref("self", node.attr)]
+        return [Ref("attr", node.attr, args=(b,)) for b in self.of(node.value, seen, depth + 1)]
+
+    def _call(self, node: ast.Call, seen: frozenset, depth: int) -> list[Ref]:
+        """`d.get(k)` reads an item of `d`; SGLang's registry lookup and vLLM's loaders keep
+        what names the class they build; any other call is a call of what `func` refers to."""
+        func = node.func
+
+        def sub(n: ast.AST) -> list[Ref]:
+            return self.of(n, seen, depth + 1)
+
+        if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
+            return [Ref("item", args=(b,)) for b in sub(func.value)]
+        if isinstance(func, ast.Attribute) and func.attr == REGISTRY_LOOKUP:
+            return [_registry(node, self.scope)]
+        loader = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if loader in VLLM_LOADERS:
+            return [Ref("call", loader, args=(c, *self.loader_arguments(node, loader, sub))) for c in sub(func)]
+        return [Ref("call", args=(c,)) for c in sub(func)]
+
 
 def _registry(call: ast.Call, scope: Scope | None) -> Ref:
     """`ModelRegistry.resolve_model_cls(arch)`, which returns `(model class, arch)`: a
@@ -122,3 +139,4 @@ def _registry(call: ast.Call, scope: Scope | None) -> Ref:
     source = "the checkpoint's config" if any("config" in n for n in params) else "values known only at load time"
     return Ref("unknown", f"chosen at load time: SGLang's ModelRegistry.{REGISTRY_LOOKUP}({text}) looks up an "
                           f"architecture name that depends on {source}")
+

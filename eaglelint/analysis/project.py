@@ -86,11 +86,11 @@ class Project:
                 return None
         digest = self.note_read(path, raw)
         key = digest if self.cache else None
-        value = self.cache.get(key) if key else None
+        value = self.cache.get(key) if self.cache is not None and key else None
         if value is None:
             value = computed if computed is not None else summarize_raw(path, raw, self.debug)
             self.parsed.append(path)
-            if key and not (isinstance(value, str) and value.startswith(INTERNAL)):
+            if self.cache is not None and key and not (isinstance(value, str) and value.startswith(INTERNAL)):
                 self.cache.put(key, value)
         if isinstance(value, str):
             self.errors[path] = value

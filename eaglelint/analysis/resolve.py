@@ -111,16 +111,7 @@ class Resolver:
                 return found
             return [r for f in self.evaluate(ref.args[0], path, owner, depth) for r in self._call(f, depth)]
         if kind == "item":
-            out: list[Entity] = []
-            for seq in self.evaluate(ref.args[0], path, owner, depth):
-                if isinstance(seq, SeqEntity):
-                    for item in seq.items:
-                        out.extend(self.evaluate(item, seq.path, seq.owner, depth))
-                elif isinstance(seq, Unknown):
-                    out.append(seq)
-                else:
-                    out.append(Unknown("subscript of something that is not a literal container"))
-            return out
+            return self._item(ref, path, owner, depth)
         if kind == "seq":
             return [SeqEntity(path, owner, ref.args)]
         if kind == "self":
@@ -134,6 +125,19 @@ class Resolver:
             return bound_parameter(self, ref, path, owner, depth) if kind == "param" else \
                 registry_lookup(self, ref, path)
         return [Unknown(ref.name or "expression eaglelint cannot follow")]
+
+    def _item(self, ref: Ref, path: str, owner: ClassEntity | None, depth: int) -> list[Entity]:
+        """An item of a literal container: each of its items."""
+        out: list[Entity] = []
+        for seq in self.evaluate(ref.args[0], path, owner, depth):
+            if isinstance(seq, SeqEntity):
+                for item in seq.items:
+                    out.extend(self.evaluate(item, seq.path, seq.owner, depth))
+            elif isinstance(seq, Unknown):
+                out.append(seq)
+            else:
+                out.append(Unknown("subscript of something that is not a literal container"))
+        return out
 
     def unparsable(self, path: str) -> Unknown:
         why = self.project.errors.get(Path(os.path.abspath(path)), "")

@@ -18,12 +18,47 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..analysis.class_body import local_nodes
 from ..analysis.owners import OwnerAnalysis
+from ..analysis.presence import forwards_some, has_member
 from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.roles import is_draft
+from ..analysis.wrappers import is_component, wrapped_candidates
+from ..findings import Finding, display_path
+from .context import WRAPPERS, Context, wrappers
 
 FLAG = "capture_aux_hidden_states"
 # Hooks that turn on aux-hidden-state capture (EAGLE-3; DFlash/DSpark reuse the same path).
 CAPTURES = ("set_eagle3_layers_to_capture", "set_dflash_layers_to_capture", "set_dspark_layers_to_capture")
+
+
+CODES = ("EGL020", "EGL021", "EGL022", "EGL023")
+SUBJECTS = WRAPPERS
+
+
+def captures(context: Context) -> tuple[str, ...]:
+    """The capture hooks of the selected packs: the path is judged only where one can reach."""
+    return tuple(h for h in CAPTURES if h in {m.name for m in context.methods})
+
+
+def subjects(context: Context) -> list[ClassEntity]:
+    return wrappers(context) if captures(context) else []
+
+
+def check(context: Context, wrapper: ClassEntity) -> list[Finding]:
+    """The aux-hidden-state path of a wrapper that a capture hook of the selected packs reaches."""
+    resolver, attr, hooks = context.resolver, context.wrappers[wrapper], captures(context)
+    checker = context.memo("aux", lambda: AuxChecker(resolver))
+    mod = resolver.module(wrapper.path)
+    info = resolver.info(wrapper)
+    if forwards_some(resolver, wrapper, attr, list(hooks)) or is_component(mod, info) or is_draft(wrapper):
+        return []  # the engine captures aux hidden states on the target only
+    classes, _ = wrapped_candidates(resolver, wrapper, attr)
+    return [Finding(display_path(wrapper.path), p.line, p.column, p.code, p.message,
+                    class_name=info.name, wrapper_attribute=attr,
+                    wrapped_class=classes[0].qualname if classes else None,
+                    entry_class=info.name in mod.entry_classes)
+            for p in checker.problems(wrapper, attr, classes, has_member, hooks)]
 
 
 @dataclass(frozen=True)
@@ -41,32 +76,6 @@ def _self_attr(node: ast.AST, *names: str) -> bool:
             return False
         node = node.value
     return isinstance(node, ast.Name) and node.id == "self"
-
-
-def _class_node(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
-    body: list[ast.stmt] = tree.body
-    node = None
-    for part in qualname.split("."):
-        node = next((n for n in ast.walk(ast.Module(body=body, type_ignores=[]))
-                     if isinstance(n, ast.ClassDef) and n.name == part), None)
-        if node is None:
-            return None
-        body = node.body
-    return node
-
-
-def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    return next((n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
-                None)
-
-
-def _local_nodes(fn: ast.AST):
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
 
 
 def _mentions_aux(node: ast.AST) -> bool:
@@ -142,7 +151,7 @@ class AuxChecker:
         """(calls that run the decoder directly, calls of self.logits_processor)."""
         runs: list[ast.AST] = []
         logits: list[ast.Call] = []
-        for node in _local_nodes(forward):
+        for node in local_nodes(forward):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -159,10 +168,10 @@ class AuxChecker:
 
     @staticmethod
     def _unpacks(forward: ast.AST) -> bool:
-        tests_flag = any(isinstance(n, ast.Attribute) and n.attr == FLAG for n in _local_nodes(forward))
+        tests_flag = any(isinstance(n, ast.Attribute) and n.attr == FLAG for n in local_nodes(forward))
         unpacks = any(
             isinstance(n, ast.Assign) and any(isinstance(t, ast.Tuple) and _mentions_aux(t) for t in n.targets)
-            for n in _local_nodes(forward))
+            for n in local_nodes(forward))
         return tests_flag and unpacks
 
     def _initialises_flag(self, wrapper: ClassEntity) -> bool:

@@ -24,7 +24,7 @@ import os
 import re
 from pathlib import Path
 
-from ..analysis.dependents import tree_files
+from ..analysis.discover import tree_files
 from ..analysis.owners import HEAD, LOGITS, OwnerAnalysis
 from ..analysis.presence import has_member
 from ..analysis.project import Project
@@ -32,7 +32,7 @@ from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft_name
 from ..analysis.sources import SourceError, read_bytes
 from ..analysis.summary import ClassInfo
-from .members import wrapped_candidates
+from ..analysis.wrappers import wrapped_candidates
 from .owner import ClassIndex
 
 EMBED_AND_HEAD = "get_embed_and_head"

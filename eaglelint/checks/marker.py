@@ -23,13 +23,14 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..analysis.class_body import class_node, local_nodes, method_node
 from ..analysis.refs import Ref
 from ..analysis.resolve import ClassEntity, InstanceEntity, Resolver
 from ..analysis.sources import SourceError, parse_source, read_source
-from .aux import _class_node, _local_nodes, _method
 
 CODE = "EGL030"
 DECODER_CODE = "EGL031"
+CODES = (CODE, DECODER_CODE)
 MIXIN = "EagleModelMixin"  # vLLM's decoder mixin that collects the aux hidden states
 SETTER = "set_aux_hidden_state_layers"
 DEFAULT_LAYERS = "get_eagle3_default_aux_hidden_state_layers"
@@ -111,7 +112,7 @@ def _marked(resolver: Resolver, wrapper: ClassEntity, path: tuple[str, ...]) -> 
         tree = parse_source(read_source(Path(owner.path)))
     except SourceError:
         return False
-    node = _class_node(tree, owner.qualname)
+    node = class_node(tree, owner.qualname)
     for sub in ast.walk(node) if node is not None else ():
         if isinstance(sub, ast.With) and any(_marks(item.context_expr, deep=len(path) > 1) for item in sub.items):
             for inner in ast.walk(sub):
@@ -164,8 +165,8 @@ def decoder_without_capture(resolver: Resolver, lm: ClassEntity) -> tuple[ClassE
             tree = parse_source(read_source(Path(member.owner.path)))
         except SourceError:
             continue
-        cls = _class_node(tree, member.owner.qualname)
-        forward = _method(cls, "forward") if cls is not None else None
+        cls = class_node(tree, member.owner.qualname)
+        forward = method_node(cls, "forward") if cls is not None else None
         if forward is not None and not _collects(forward):
             return member.owner, member.line
     return None
@@ -173,7 +174,7 @@ def decoder_without_capture(resolver: Resolver, lm: ClassEntity) -> tuple[ClassE
 
 def _collects(forward: ast.AST) -> bool:
     """Mentions the aux hidden states, or hands the work to a base's forward."""
-    for node in _local_nodes(forward):
+    for node in local_nodes(forward):
         name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
         if "aux_hidden_state" in name or name == "_maybe_add_hidden_state":
             return True

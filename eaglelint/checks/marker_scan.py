@@ -20,7 +20,10 @@ from pathlib import Path
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.vllm_registry import registry_for, served
+from ..analysis.wrappers import wrapped_candidates
+from ..findings import Finding, display_path
 from ..packs import Interface
+from .context import Context
 from .marker import (
     CODE,
     DECODER_CODE,
@@ -32,8 +35,7 @@ from .marker import (
     marker_in_mro,
     satisfies_structurally,
 )
-from .members import UNRESOLVED, wrapped_candidates
-from .run import Finding, display_path
+from .members import UNRESOLVED
 
 MODEL_FILE = b"vllm_config"
 
@@ -134,28 +136,39 @@ def _loaded(resolver: Resolver, cls: ClassEntity, attr: str) -> bool:
     return any(v.kind == "call" and v.name for a in resolver.info(owner).self_assigns[attr] for v in a.values)
 
 
-def marker_findings(resolver: Resolver, project: Project, raws: dict[Path, bytes],
-                    interfaces: tuple[Interface, ...], wrapper_attrs: tuple[str, ...], failed) -> list[Finding]:
-    """The vLLM marker findings of the given files; `failed(cls, exc)` makes a class's EGL999."""
-    out: list[Finding] = []
-    for iface in interfaces:
-        if iface.engine != "vllm" or not iface.marker:
+CODES = (CODE, DECODER_CODE)
+SUBJECTS = "vllm-models"  # every class of a file that builds models: its own discovery
+
+
+def _marker_packs(context: Context) -> list[Interface]:
+    return [i for i in context.interfaces if i.engine == "vllm" and i.marker]
+
+
+def subjects(context: Context) -> list[ClassEntity]:
+    """Every class of the given files that build vLLM models (they mention `vllm_config`)."""
+    if not _marker_packs(context):
+        return []
+    out: list[ClassEntity] = []
+    for path, raw in context.raws.items():
+        if MODEL_FILE not in raw:
             continue
-        scan = Scan(resolver, project, raws, iface.marker, wrapper_attrs)
-        scanned = {os.path.abspath(p) for p in raws}
-        for path, raw in raws.items():
-            if MODEL_FILE not in raw:
-                continue
-            mod = project.summary(path, raw)
-            for info in list(mod.classes.values()) if mod else ():
-                cls = ClassEntity(mod.path, info.name)
-                try:
-                    held = scan.held(cls)
-                    if held is not None and not _judged_by_base(scan, cls, held, scanned):
-                        subs = [s for s in scan.subclasses(cls) if scan.held(s) == held]
-                        out += _one(scan, cls, held, subs, iface)
-                except Exception as exc:
-                    out.append(failed(cls, exc))
+        mod = context.project.summary(path, raw)
+        out += [ClassEntity(mod.path, info.name) for info in (mod.classes.values() if mod else ())]
+    return out
+
+
+def check(context: Context, cls: ClassEntity) -> list[Finding]:
+    """The marker findings of one class, for each selected pack with a marker protocol."""
+    scanned = context.memo("marker.scanned", lambda: {os.path.abspath(p) for p in context.raws})
+    out: list[Finding] = []
+    for iface in _marker_packs(context):
+        def make(marker: str = iface.marker) -> Scan:
+            return Scan(context.resolver, context.project, context.raws, marker, context.held_names)
+        scan = context.memo(f"marker.scan.{iface.name}", make)
+        held = scan.held(cls)
+        if held is not None and not _judged_by_base(scan, cls, held, scanned):
+            subs = [s for s in scan.subclasses(cls) if scan.held(s) == held]
+            out += _one(scan, cls, held, subs, iface)
     return out
 
 

@@ -10,53 +10,41 @@ inherits the base's gaps and is named in the base's finding.
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from ..analysis.choices import held_classes
 from ..analysis.presence import presence
-from ..analysis.project import Project
-from ..analysis.refs import Ref
 from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
 from ..analysis.roles import is_draft
 from ..analysis.summary import free_names_of_text
+from ..analysis.wrappers import is_component, wrapped_candidates
+from ..findings import Finding, display_path
 from ..fix.delegation import refusal
 from ..packs import InterfaceMethod, load_interfaces
-from .run import Finding, code_for, display_path
+from .context import WRAPPERS, Context, wrappers
 
+SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
+OPTIONAL_CODE = "EGL003"  # a target member the engine tests for (hasattr/getattr) and copes without
 UNRESOLVED = "EGL010"
 
 
-@dataclass
-class Run:
-    """What one check run shares between wrappers."""
-
-    resolver: Resolver
-    project: Project
-    raws: dict[Path, bytes]
-    subclasses: dict = field(default_factory=dict)
+def code_for(member: InterfaceMethod) -> str:
+    if member.called_on == "target" and not member.required:
+        return OPTIONAL_CODE
+    return SEVERITY_BY_CALLED_ON[member.called_on]
 
 
-def wrapped_candidates(resolver: Resolver, wrapper: ClassEntity, attr: str) -> tuple[list[ClassEntity], list[str]]:
-    """Classes `self.<attr>` may hold in an instance of wrapper (choices.py), and why the rest
-    could not be resolved."""
-    return held_classes(resolver, wrapper, attr)
+CODES = (*SEVERITY_BY_CALLED_ON.values(), OPTIONAL_CODE, UNRESOLVED)
+SUBJECTS = WRAPPERS
+subjects = wrappers
 
 
-def is_component(mod, info) -> bool:
-    """A class that another class of its module builds as a part (`self.thinker = W(...)`),
-    and that is not in EntryClass, is never the top-level model the engine calls."""
-    if info.name in mod.entry_classes:
-        return False
-    made = Ref("call", args=(Ref("name", info.name),))
-    return any(
-        made in assign.values
-        for other in mod.classes.values() if other is not info
-        for assigns in other.self_assigns.values() for assign in assigns
-    )
+def check(context: Context, cls: ClassEntity) -> list[Finding]:
+    return check_wrapper(context, cls, context.wrappers[cls], context.methods)
 
 
-def check_wrapper(run: Run, wrapper: ClassEntity, attr: str, methods: list[InterfaceMethod]) -> list[Finding]:
+def check_wrapper(run: Context, wrapper: ClassEntity, attr: str, methods: list[InterfaceMethod]) -> list[Finding]:
     """The wrapper's findings, and those of scanned subclasses that pick another held class."""
     resolver = run.resolver
     if is_component(resolver.module(wrapper.path), resolver.info(wrapper)):
@@ -64,7 +52,8 @@ def check_wrapper(run: Run, wrapper: ClassEntity, attr: str, methods: list[Inter
     if is_draft(wrapper):  # loaded only as a draft: target-side members are never called on it
         methods = [m for m in methods if m.called_on == "draft"]
     own = wrapped_candidates(resolver, wrapper, attr)
-    same, other = [], []
+    same: list[tuple[ClassEntity, bool]] = []
+    other: list[tuple[ClassEntity, bool]] = []
     for sub, entry in _subclasses(run, wrapper, attr):
         (same if wrapped_candidates(resolver, sub, attr) == own else other).append((sub, entry))
     out = _judge(run, wrapper, attr, methods, same)
@@ -73,13 +62,13 @@ def check_wrapper(run: Run, wrapper: ClassEntity, attr: str, methods: list[Inter
     return out
 
 
-def _judge(run: Run, cls: ClassEntity, attr: str, methods: list[InterfaceMethod],
+def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMethod],
            subs: list[tuple[ClassEntity, bool]]) -> list[Finding]:
     resolver = run.resolver
     info, mod = resolver.info(cls), resolver.module(cls.path)
     path = display_path(cls.path)
     classes, reasons = wrapped_candidates(resolver, cls, attr)
-    common = dict(class_name=info.name, wrapper_attribute=attr)
+    common: dict[str, Any] = dict(class_name=info.name, wrapper_attribute=attr)
     if not classes:
         if not reasons or all(presence(resolver, cls, m.name, attr) is True for m in methods):
             return []  # only ever None or constants, or a __getattr__ forwards every member
@@ -128,7 +117,7 @@ def _labels(cls: ClassEntity, subs: list[tuple[ClassEntity, bool]]) -> list[str]
 
 
 def _fix_refusal(resolver: Resolver, wrapper: ClassEntity, method: InterfaceMethod, member: Member) -> str | None:
-    """Why fix.py will not write this delegation (the same tests it makes), or None."""
+    """Why fix/plan.py will not write this delegation (the same tests it makes), or None."""
     fn = member.function
     if fn is None:
         if method.kind == "method":
@@ -180,11 +169,12 @@ def _finding(path, info, attr, method: InterfaceMethod, wrapped: ClassEntity, me
     )
 
 
-def _subclasses(run: Run, wrapper: ClassEntity, attr: str) -> list[tuple[ClassEntity, bool]]:
+def _subclasses(run: Context, wrapper: ClassEntity, attr: str) -> list[tuple[ClassEntity, bool]]:
     """Scanned subclasses of a wrapper that do not hold the model themselves (memoised),
     each with: is it in its module's EntryClass?"""
-    if (wrapper, attr) in run.subclasses:
-        return run.subclasses[(wrapper, attr)]
+    memo: dict[tuple[ClassEntity, str], list[tuple[ClassEntity, bool]]] = run.memo("subclasses", dict)
+    if (wrapper, attr) in memo:
+        return memo[(wrapper, attr)]
     out = []
     needle = wrapper.qualname.rsplit(".", 1)[-1].encode()
     for path, raw in run.raws.items():
@@ -195,5 +185,5 @@ def _subclasses(run: Run, wrapper: ClassEntity, attr: str) -> list[tuple[ClassEn
             sub = ClassEntity(mod.path, cls.name)
             if sub != wrapper and attr not in cls.self_assigns and wrapper in run.resolver.mro(sub):
                 out.append((sub, cls.name in mod.entry_classes))
-    run.subclasses[(wrapper, attr)] = out
+    memo[(wrapper, attr)] = out
     return out

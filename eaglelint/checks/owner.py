@@ -27,9 +27,10 @@ from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft, is_draft_name
+from ..findings import Finding, display_path
 from ..fix.owner import NotFixable, plan_class
 from ..packs import InterfaceMethod
-from .run import Finding, display_path
+from .context import Context
 
 CODE = "EGL040"  # fixable: eaglelint writes the members as the sibling does
 NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)
@@ -126,43 +127,53 @@ class OwnerGap:
     entries: tuple[tuple[ClassEntity, bool], ...] = ()  # registered classes inheriting the gap (in EntryClass?)
 
 
-def owner_findings(resolver: Resolver, project: Project, raws: dict[Path, bytes],
-                   methods: list[InterfaceMethod], failed) -> list[Finding]:
-    """The owner findings of the given files. `failed(cls, exc)` makes the EGL999 of a
-    class whose analysis raised (the run goes on)."""
-    wanted = {m.name: m for m in methods if m.name in OWNER_MEMBERS}
-    if CAPTURE_HOOK not in wanted:
+CODES = (CODE, NO_FIX_CODE)
+SUBJECTS = "owner classes"
+
+
+def _wanted(context: Context) -> dict[str, InterfaceMethod]:
+    return {m.name: m for m in context.methods if m.name in OWNER_MEMBERS}
+
+
+def subjects(context: Context) -> list[ClassEntity]:
+    """Classes of the given files that assign a decoder attribute, are no draft model,
+    and whose file passes the bytes test."""
+    if CAPTURE_HOOK not in _wanted(context):
         return []  # the capture path is what makes an owner's gap an EAGLE-3 gap
-    analysis = OwnerAnalysis(resolver)
-    index = ClassIndex(raws)
-    registry = Registry(resolver, project, index)
-    out: list[Finding] = []
-    for path, raw in raws.items():
+    index = context.memo("owner.index", lambda: ClassIndex(context.raws))
+    out = []
+    for path, raw in context.raws.items():
         if not may_hold_owner(path, index):
             continue
-        mod = project.summary(path, raw)
+        mod = context.project.summary(path, raw)
         for info in list(mod.classes.values()) if mod else ():
             if not any(a in info.self_assigns for a in DECODER_ATTRS):
                 continue
             cls = ClassEntity(mod.path, info.name)
-            if is_draft(cls):
-                continue
-            try:
-                gap = owner_gap(analysis, cls, tuple(wanted))
-                if gap is None:
-                    continue
-                for entry in registry.choosers(gap):  # subclasses passing another decoder: their own verdict
-                    own = _chooser_gap(analysis, entry, tuple(wanted))
-                    out += _findings(analysis, own, wanted) if own else []
-                if not gap.owner.head or gap.owner.collects is not True \
-                        or not analysis.computes_logits(cls):
-                    continue
-                gap = registry.registered(gap)
-                if gap is not None:
-                    out += _findings(analysis, gap, wanted)
-            except Exception as exc:
-                out.append(failed(cls, exc))
+            if not is_draft(cls):
+                out.append(cls)
     return out
+
+
+def check(context: Context, cls: ClassEntity) -> list[Finding]:
+    """cls's findings, if it owns lm_head, its decoder collects, and a served model has its gap;
+    and those of registered subclasses that pass it another decoder (their own verdict)."""
+    wanted = _wanted(context)
+    resolver = context.resolver
+    analysis = context.memo("owner.analysis", lambda: OwnerAnalysis(resolver))
+    index = context.memo("owner.index", lambda: ClassIndex(context.raws))
+    registry = context.memo("owner.registry", lambda: Registry(resolver, context.project, index))
+    gap = owner_gap(analysis, cls, tuple(wanted))
+    if gap is None:
+        return []
+    out: list[Finding] = []
+    for entry in registry.choosers(gap):
+        own = _chooser_gap(analysis, entry, tuple(wanted))
+        out += _findings(analysis, own, wanted) if own else []
+    if not gap.owner.head or gap.owner.collects is not True or not analysis.computes_logits(cls):
+        return out
+    registered = registry.registered(gap)
+    return out + (_findings(analysis, registered, wanted) if registered is not None else [])
 
 
 def _chooser_gap(analysis: OwnerAnalysis, entry: ClassEntity, members: tuple[str, ...]) -> OwnerGap | None:

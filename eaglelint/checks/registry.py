@@ -1,56 +1,55 @@
-"""Each wrapper analysed in isolation: an error on one is an EGL999 for it, and the run goes on.
+"""The rule families, and the one place where an internal error becomes a finding.
 
-Why: a linter that runs on strangers' pull requests meets code no test foresaw (an
-inheritance chain thousands deep, a construct the resolver mishandles). As ruff does
-for a file it cannot lint, the class is reported with the reason, and every other
-wrapper is still checked; `--debug` lets the error propagate with its traceback.
+Each family module declares `CODES`, `subjects(context)` (the classes it judges) and
+`check(context, cls)` (their findings). The registry runs every family over its
+subjects; adding a rule family is adding its module to `FAMILIES`.
+
+Why isolation lives here: a linter that runs on strangers' pull requests meets code no
+test foresaw (an inheritance chain thousands deep, a construct the resolver
+mishandles). As ruff does for a file it cannot lint, the class is reported with the
+reason (EGL999 at the class), the context is renewed, and every other class is still
+checked; `--debug` lets the error propagate with its traceback. A class that failed
+one family is not given to the later families that judge the same subjects.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
 
 from ..analysis.project import Project, internal_error
 from ..analysis.resolve import ClassEntity, Resolver
-from ..packs import Interface, InterfaceMethod
-from .members import Run, check_wrapper
-from .paths import path_findings
-from .run import Finding, file_error
+from ..findings import Finding, file_error
+from . import aux, marker_scan, members, owner
+from .context import Context
 
-Wrapper = tuple[ClassEntity, str]
+FAMILIES: tuple[ModuleType, ...] = (members, aux, marker_scan, owner)
 
 
-def check_wrappers(run: Run, wrappers: list[Wrapper], methods: list[InterfaceMethod],
-                   interfaces: tuple[Interface, ...]) -> list[Finding]:
+def run_checks(context: Context) -> list[Finding]:
     out: list[Finding] = []
-    checked: list[Wrapper] = []
-    for wrapper, attr in wrappers:
-        try:
-            out += check_wrapper(run, wrapper, attr, methods)
-            checked.append((wrapper, attr))
-        except Exception as exc:
-            out.append(class_failure(run.project, wrapper, exc))
-            run = Run(Resolver(run.project), run.project, run.raws)  # caches may hold half-made answers
-    try:  # all at once: the path rules share parsed files between wrappers
-        return out + path_findings(run.resolver, checked, methods, interfaces)
-    except Exception:
-        if run.project.debug:
-            raise
-    resolver = Resolver(run.project)  # one of them failed: again one at a time, to name it
-    for wrapper in checked:
-        try:
-            out += path_findings(resolver, [wrapper], methods, interfaces)
-        except Exception as exc:
-            out.append(class_failure(run.project, wrapper[0], exc))
-            resolver = Resolver(run.project)
+    failed: set[tuple[str, ClassEntity]] = set()
+    for family in FAMILIES:
+        subjects: Iterable[ClassEntity] = family.subjects(context)
+        kind: str = family.SUBJECTS  # families that judge the same subjects share their failures
+        for cls in subjects:
+            if (kind, cls) in failed:
+                continue
+            try:
+                out += family.check(context, cls)
+            except Exception as exc:
+                out.append(class_failure(context.project, cls, exc))
+                failed.add((kind, cls))
+                context.renew()
     return out
 
 
-def class_failure(project: Project, wrapper: ClassEntity, exc: Exception) -> Finding:
+def class_failure(project: Project, cls: ClassEntity, exc: Exception) -> Finding:
     if project.debug:
         raise exc
     deep = "bases, names or expressions nested too deeply to analyse"
-    why = f"{wrapper.qualname}: {deep if isinstance(exc, RecursionError) else internal_error(exc)}"
-    info = project.summary(Path(wrapper.path)).classes[wrapper.qualname]
-    return replace(file_error(Path(wrapper.path), why), line=info.line, column=info.column, class_name=info.name)
+    why = f"{cls.qualname}: {deep if isinstance(exc, RecursionError) else internal_error(exc)}"
+    info = Resolver(project).info(cls)  # its module was summarised: the class was found there
+    return replace(file_error(Path(cls.path), why), line=info.line, column=info.column, class_name=info.name)

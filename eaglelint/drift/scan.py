@@ -210,10 +210,7 @@ class _FileScan:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             self.function(node, ctx)
         elif isinstance(node, ast.ClassDef):
-            for child in [*node.bases, *node.keywords, *node.decorator_list]:
-                self.visit(child, ctx, guards)
-            runner = self.rules.runner_class_pattern.search(node.name) is not None
-            self.block(node.body, _Ctx(ctx.names(), runner), frozenset())
+            self.klass(node, ctx, guards)
         elif isinstance(node, (ast.If, ast.IfExp, ast.While)):
             present, absent = self.test(node.test)
             self.visit(node.test, ctx, guards)
@@ -232,21 +229,32 @@ class _FileScan:
                 self.record(node.attr, node, "read", node.attr in guards, on)
             self.visit(node.value, ctx, guards)
         else:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                on = self.role(node.value, ctx)
-                if on is not None:
-                    ctx.aliases[node.targets[0].id] = on
-                else:
-                    ctx.aliases.pop(node.targets[0].id, None)
-            for name, value in ast.iter_fields(node):
-                if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                    self.block(value, ctx, guards)
-                elif isinstance(value, list):
-                    for item in value:
-                        if isinstance(item, ast.AST):
-                            self.visit(item, ctx, guards)
-                elif isinstance(value, ast.AST) and name != "ctx":
-                    self.visit(value, ctx, guards)
+            self.generic(node, ctx, guards)
+
+    def klass(self, node: ast.ClassDef, ctx: _Ctx, guards: frozenset[str]) -> None:
+        """A class body is a new context: a runner class (by name) is where the engine's roles live."""
+        for child in [*node.bases, *node.keywords, *node.decorator_list]:
+            self.visit(child, ctx, guards)
+        runner = self.rules.runner_class_pattern.search(node.name) is not None
+        self.block(node.body, _Ctx(ctx.names(), runner), frozenset())
+
+    def generic(self, node: ast.AST, ctx: _Ctx, guards: frozenset[str]) -> None:
+        """Any other node: note an alias a plain assignment makes, then visit the children."""
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            on = self.role(node.value, ctx)
+            if on is not None:
+                ctx.aliases[node.targets[0].id] = on
+            else:
+                ctx.aliases.pop(node.targets[0].id, None)
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                self.block(value, ctx, guards)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item, ctx, guards)
+            elif isinstance(value, ast.AST) and name != "ctx":
+                self.visit(value, ctx, guards)
 
     def branch(self, body, ctx: _Ctx, guards: frozenset[str]) -> None:
         if isinstance(body, list):

@@ -27,11 +27,12 @@ from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.sources import SourceError, parse_source, read_source, split_lines
 from ..analysis.summary import free_names_of_text
 from ..checks.marker_scan import Plan, Scan
-from ..checks.run import Finding
+from ..findings import Finding
 from ..packs import load_interfaces
 from .delegation import Delegation, NotFixable, render
+from .edits import FileFix, FixPlan, apply_edits, find_class
 from .imports import MAX_LINE, ImportPlan
-from .plan import FileFix, FixPlan, _find_class, _indentation, _insert_index, apply_edits
+from .plan import indentation, insert_index
 
 
 class _NotFixable(Exception):
@@ -84,7 +85,7 @@ def _plan_file(path: Path, findings: list[Finding], project: Project) -> FileFix
     resolver = Resolver(project)
     for f in findings:
         marker = load_interfaces()[f.interface].marker
-        node = _find_class(tree, f.class_name)
+        node = find_class(tree, f.class_name)
         if node is None or node.body[0].lineno == node.lineno:
             raise _NotFixable("class cannot be located for editing")
         plan = Scan(resolver, project, {}, marker).plan(ClassEntity(os.path.abspath(path), f.class_name))
@@ -93,10 +94,10 @@ def _plan_file(path: Path, findings: list[Finding], project: Project) -> FileFix
         edits.append(_base_edit(lines, node, marker, newline))
         added.append((f.class_name, marker))
         if plan.delegate:
-            indent, step = _indentation(lines, node)
+            indent, step = indentation(lines, node)
             methods = [line for name in plan.delegate for line in ["", *_forward(resolver, plan, name, project,
                                                                                   path, indent, step)]]
-            edits.append((_insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
+            edits.append((insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
         _import_marker(imports, tree, project, path, marker, _marker_module(project, f, marker))
     text = apply_edits(lines, edits + imports.edits(), newline)
     try:

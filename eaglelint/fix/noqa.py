@@ -17,7 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..analysis.sources import SourceError, read_source, split_lines
-from ..checks.run import Finding
+from ..findings import Finding
 from ..suppressions import comments_and_spans, noqa_in
 
 DEFAULT_REASON = "existing gap, recorded by eaglelint check --add-noqa"

@@ -34,9 +34,9 @@ from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.sources import SourceError, parse_source, read_source, split_lines
-from ..checks.run import Finding
+from ..findings import Finding
+from .edits import FileFix, FixPlan, apply_edits
 from .imports import ImportPlan
-from .plan import FileFix, FixPlan, apply_edits
 
 FLAG = "capture_aux_hidden_states"
 AUX = "aux_hidden_states"

@@ -12,47 +12,25 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
-import difflib
 import os
 import stat
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis.class_body import bound_in_class
 from ..analysis.project import Project
 from ..analysis.sources import SourceError, parse_source, read_source, split_lines
 from ..analysis.summary import FunctionInfo, Param, free_names
-from ..checks.run import Finding
+from ..checks.marker import CODE as MARKER_CODE
+from ..checks.owner import CODE as OWNER_CODE
+from ..findings import Finding
 from ..packs import load_interfaces
 from .delegation import DEFAULT_STYLE, Delegation, NotFixable, render
+from .edits import FileFix, FixError, FixPlan, apply_edits, find_class
 from .imports import ImportPlan
+from .marker import plan_marker_fixes
+from .owner import plan_owner_fixes
 from .write_targets import installed_refusal
-
-
-@dataclass
-class FileFix:
-    path: Path
-    old: bytes
-    new: bytes
-    encoding: str
-    added: list[tuple[str, str]] = field(default_factory=list)  # (class, method)
-    imports: list[str] = field(default_factory=list)
-
-    def diff(self, label: str) -> str:
-        old = self.old.decode(self.encoding).splitlines(keepends=True)
-        new = self.new.decode(self.encoding).splitlines(keepends=True)
-        return "".join(difflib.unified_diff(old, new, f"a/{label}", f"b/{label}"))
-
-
-@dataclass
-class FixPlan:
-    files: list[FileFix] = field(default_factory=list)
-    left: list[tuple[Finding, str]] = field(default_factory=list)
-
-
-class FixError(Exception):
-    """A file that could not be written; the original is intact."""
 
 
 def _method_order() -> dict[str, int]:
@@ -67,8 +45,6 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
                roots: list[Path] | None = None) -> FixPlan:
     """Edits for the fixable findings. With `roots`, only files inside them (after
     resolving symbolic links) are edited: a link must not lead a fix out of the tree."""
-    from ..checks.owner import CODE as OWNER_CODE  # owner fixes build on this module: imported late
-
     plan = FixPlan()
     by_file: dict[str, list[Finding]] = {}
     markers: list[Finding] = []
@@ -78,7 +54,7 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
         if f.fixable and inside is not None and not any(_within(os.path.realpath(f.path), r) for r in inside):
             plan.left.append((f, "outside the given paths, or reached through a symbolic link out of them; "
                                  "not rewritten: pass it to `eaglelint fix`"))
-        elif f.fixable and f.code == "EGL030":
+        elif f.fixable and f.code == MARKER_CODE:
             markers.append(f)
         elif f.fixable and f.code == OWNER_CODE:
             owners.append(f)
@@ -98,39 +74,14 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
         if fix is not None:
             plan.files.append(fix)
     if markers:
-        from .marker import plan_marker_fixes  # builds on this module's FileFix: imported late
-
         plan_marker_fixes(markers, project, plan)
     if owners:
-        from .owner import plan_owner_fixes
-
         plan_owner_fixes(owners, project, plan)
     return plan
 
 
 def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def _find_class(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
-    body, node = tree.body, None
-    for part in qualname.split("."):
-        node = next((n for n in _class_scope(body) if n.name == part), None)
-        if node is None:
-            return None
-        body = node.body
-    return node
-
-
-def _class_scope(body):
-    for n in body:
-        if isinstance(n, ast.ClassDef):
-            yield n
-        elif isinstance(n, (ast.If, ast.Try, ast.With)):
-            for sub in ("body", "orelse", "finalbody"):
-                yield from _class_scope(getattr(n, sub, []))
-            for handler in getattr(n, "handlers", []):
-                yield from _class_scope(handler.body)
 
 
 def _plan_file(path: Path, findings: list[Finding], project: Project, style: str, left) -> FileFix | None:
@@ -153,11 +104,11 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
     for f in findings:
         by_class.setdefault(f.class_name, []).append(f)
     for qualname, items in by_class.items():
-        node = _find_class(tree, qualname)
+        node = find_class(tree, qualname)
         if node is None or node.body[0].lineno == node.lineno:
             left += [(f, "class body cannot be located for editing") for f in items]
             continue
-        indent, step = _indentation(lines, node)
+        indent, step = indentation(lines, node)
         methods: list[str] = []
         seen = bound_in_class(node)
         for f in sorted(items, key=lambda f: order.get(f.method, 99)):
@@ -173,12 +124,12 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
             methods += [""] + text
             added.append((qualname, f.method))
         if methods:
-            inserts.append((_insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
+            inserts.append((insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
     if not added:
         return None
-    text = apply_edits(lines, inserts + imports.edits(), newline)
+    edited = apply_edits(lines, inserts + imports.edits(), newline)
     try:
-        misplaced = _misplaced(ast.parse(text), added)
+        misplaced = _misplaced(ast.parse(edited), added)
     except SyntaxError as exc:
         left += [(f, f"edited source would not parse ({exc.msg}); nothing written") for f in findings]
         return None
@@ -186,27 +137,17 @@ def _plan_file(path: Path, findings: list[Finding], project: Project, style: str
         left += [(f, f"new {misplaced} would not land in its class; nothing written") for f in findings]
         return None
     bom = b"\xef\xbb\xbf" if src.raw.startswith(b"\xef\xbb\xbf") and not src.encoding.endswith("-sig") else b""
-    return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)
+    return FileFix(path, src.raw, bom + edited.encode(src.encoding), src.encoding, added, imports.added)
 
 
 def _misplaced(tree: ast.Module, added: list[tuple[str, str]]) -> str | None:
     """The first added method that the edited file does not define in its class, if any."""
     for qualname, method in added:
-        node = _find_class(tree, qualname)
+        node = find_class(tree, qualname)
         if node is None or not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == method
                                    for n in node.body):
             return f"{qualname}.{method}"
     return None
-
-
-def apply_edits(lines: list[str], edits: list[tuple], newline: str) -> str:
-    """Apply (start, new) inserts and (start, end, new) replacements over 0-based line indexes."""
-    new_lines = list(lines)
-    for start, end, new in sorted(((e[0], e[0], e[1]) if len(e) == 2 else e for e in edits), reverse=True):
-        if start > 0 and not new_lines[start - 1].endswith(("\n", "\r")):
-            new_lines[start - 1] += newline
-        new_lines[start:end] = new
-    return "".join(new_lines)
 
 
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,
@@ -260,7 +201,7 @@ def _names_ok(text: str, imports: ImportPlan, provider_path: Path, value: bool =
     return all(hasattr(builtins, n) or imports.can_provide(n, provider_path) for n in _names(text, value))
 
 
-def _indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:
+def indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:
     def lead(i: int) -> str:
         line = lines[i - 1]
         # a form feed in the indentation resets the column, as the tokenizer counts it
@@ -274,7 +215,7 @@ def _indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:
     return indent, step or ("\t" if "\t" in indent else "    ")
 
 
-def _insert_index(lines: list[str], node: ast.ClassDef, indent: str) -> int:
+def insert_index(lines: list[str], node: ast.ClassDef, indent: str) -> int:
     """After the class's last statement, and after comment lines that still belong to it."""
     index = node.body[-1].end_lineno
     j = index

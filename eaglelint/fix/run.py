@@ -22,14 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..analysis.project import Project
-from ..checks.run import Finding, display_path
+from ..findings import Finding, display_path
 from ..lint import LintResult
-from .plan import FileFix, FixPlan
+from .edits import FileFix, FixPlan
 
 if TYPE_CHECKING:  # fixing loads the fixer and rich; a check that only reports loads neither
     from rich.console import Console
-
-    from .plan import FileFix, FixPlan
 
 PRE_COMMIT_HOOK = "eaglelint-fix"
 

@@ -18,7 +18,7 @@ from typing import TextIO
 
 import click
 
-from ..checks.run import Finding
+from ..findings import Finding
 from ..fix.run import fix_command_lines
 from .report import (
     plain,

@@ -11,7 +11,7 @@ from collections import defaultdict
 from typing import TextIO
 from xml.etree import ElementTree as ET
 
-from ..checks.run import Finding
+from ..findings import Finding
 
 
 def junit_tree(findings: list[Finding]) -> ET.Element:

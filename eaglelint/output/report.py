@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TextIO
 
-from ..checks.run import Finding
+from ..findings import Finding
 from ..packs import load_codes
 
 PROGRESS_MIN_FILES = 40  # fewer files finish before a bar would be worth drawing

@@ -18,7 +18,7 @@ from typing import TextIO
 from urllib.parse import quote
 
 from .. import __version__
-from ..checks.run import Finding
+from ..findings import Finding
 from ..packs import RuleCode, load_codes
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

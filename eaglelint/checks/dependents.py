@@ -24,13 +24,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..checks.members import wrapped_candidates
-from ..checks.run import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest, pack_members
-from ..packs import select_interfaces
-from .discover import discover
-from .project import Project
-from .resolve import ClassEntity, Resolver
-from .sources import SourceError, read_source
+from ..analysis.discover import tree_files
+from ..analysis.project import Project
+from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.sources import SourceError, read_source
+from ..analysis.wrappers import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest, wrapped_candidates
+from ..packs import pack_members, select_interfaces
+from .held import HeldIndex, held_wrapper
 
 
 @dataclass(frozen=True)
@@ -55,24 +55,6 @@ class _Recording:
         return getattr(self._project, name)
 
 
-def tree_of(path: Path) -> Path | None:
-    """The `models` folder that holds a file (SGLang's layout), or None outside one."""
-    path = Path(os.path.abspath(path))
-    for parent in path.parents:
-        if parent.name == "models":
-            return parent
-    return None
-
-
-def tree_files(changed: set[Path]) -> list[Path]:
-    """The models folders of the changed files, walked; a file outside one: its own folder only."""
-    trees = sorted({t for t in map(tree_of, changed) if t is not None})
-    files = discover(trees).files
-    for folder in sorted({p.parent for p in changed if tree_of(p) is None}):
-        files += [Path(os.path.abspath(f)) for f in sorted(folder.glob("*.py")) if f.is_file()]
-    return list(dict.fromkeys(files))
-
-
 def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tuple[str, ...],
                     project: Project, prefilter: bool = True,
                     members: tuple[str, ...] | None = None,
@@ -83,8 +65,6 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     model providing one of `members`, default: the default packs'), else only those attributes.
     `prefilter=False` resolves every wrapper of the tree: the tests compare both.
     """
-    from ..checks.held import HeldIndex, held_wrapper  # held.py builds on this module: imported late
-
     changed_set = {Path(os.path.abspath(p)) for p in changed}
     checked = {Path(os.path.abspath(p)) for p in checked}
     by_name = wrapper_attrs or DEFAULT_WRAPPER_ATTRS

@@ -1,0 +1,160 @@
+"""The package's shape, kept by a test: layers import one way, no cycles, no borrowed private names.
+
+Why a test: the module map in README's "Architecture" section is only true while
+nothing imports against it; a late import or a private helper borrowed from another
+module is how the flat package grew its cycles (checker -> isolation -> wrapper_rules
+-> checker; fix <-> vllm_fix through `_find_class`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from conftest import FIXTURES, REPO
+
+from eaglelint.checks.registry import FAMILIES
+from eaglelint.findings import INTERNAL_ERROR
+from eaglelint.packs import load_codes
+from eaglelint.suppressions import UNUSED_SUPPRESSION
+
+PACKAGE = REPO / "eaglelint"
+
+# Lowest first; a module may import from its own layer and the layers below it.
+# fix/ spans two layers: the renderers and the edit model, which the checks use to
+# say whether (and how) a finding is fixed, sit below the checks; planning a whole
+# fix and writing files sits with the other stages that consume findings, and so does
+# the vLLM marker fix, which asks the marker scan which members the marker alone gets wrong.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("data", ("eaglelint", "eaglelint.findings", "eaglelint.packs")),
+    ("analysis", ("eaglelint.analysis",)),
+    ("edits", ("eaglelint.fix.edits", "eaglelint.fix.delegation", "eaglelint.fix.imports",
+               "eaglelint.fix.owner")),
+    ("checks", ("eaglelint.checks",)),
+    ("pipeline", ("eaglelint.fix", "eaglelint.output", "eaglelint.drift", "eaglelint.lint", "eaglelint.config",
+                  "eaglelint.suppressions", "eaglelint.baseline", "eaglelint.support")),
+    ("entry", ("eaglelint.cli", "eaglelint.cli_options", "eaglelint.info_commands", "eaglelint.support_cmd",
+               "eaglelint.cache_commands", "eaglelint.pylint_plugin", "eaglelint.__main__")),
+]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer_of(module: str) -> int:
+    """The most specific prefix wins (eaglelint.fix.edits before eaglelint.fix before eaglelint)."""
+    best, level = -1, None
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, level = len(prefix), index
+    assert level is not None, f"{module} is in no layer: add it to LAYERS"
+    return level
+
+
+def imports_of(path: Path) -> list[tuple[str, list[str], int]]:
+    """(module, imported names, line) for every eaglelint import in the file, late ones included."""
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    here = module_name(path)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            if target == "eaglelint" or target.startswith("eaglelint."):
+                names = [a.name for a in node.names]
+                # `from eaglelint.fix import plan` imports the module eaglelint.fix.plan
+                sub = [f"{target}.{n}" for n in names if (PACKAGE.parent / f"{target}.{n}".replace(".", "/")).
+                       with_suffix(".py").is_file()]
+                for module in sub:
+                    out.append((module, [], node.lineno))
+                if not sub:
+                    out.append((target, names, node.lineno))
+        elif isinstance(node, ast.Import):
+            out += [(a.name, [], node.lineno) for a in node.names if a.name.startswith("eaglelint")]
+    return out
+
+
+def graph() -> dict[str, list[tuple[str, list[str], int]]]:
+    return {module_name(p): imports_of(p) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_layers_import_one_way():
+    upward = [
+        f"{module}:{line} imports {target} ({LAYERS[layer_of(target)][0]} is above {LAYERS[layer_of(module)][0]})"
+        for module, edges in graph().items() for target, _, line in edges
+        if layer_of(target) > layer_of(module)
+    ]
+    assert upward == []
+
+
+def test_no_import_cycles():
+    edges = {m: {t for t, _, _ in e if t != m} for m, e in graph().items()}
+    for module in edges:  # a package's own __init__ is not a dependency of its modules here
+        edges[module] = {t for t in edges[module] if t in edges and not module.startswith(t + ".")}
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(edges[node]):
+            if state.get(nxt) == 1:
+                cycles.append([*stack[stack.index(nxt):], nxt])
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
+
+
+def test_no_private_names_imported_across_modules():
+    borrowed = [f"{module}:{line} imports {name} from {target}"
+                for module, edges in graph().items() for target, names, line in edges
+                for name in names if name.startswith("_") and not name.startswith("__")]
+    assert borrowed == []
+
+
+CODE = re.compile(r"EGL\d{3}")
+# codes that no rule family reports: each is declared once, where it is made
+OUTSIDE_FAMILIES = {INTERNAL_ERROR: "eaglelint.findings", UNUSED_SUPPRESSION: "eaglelint.suppressions"}
+
+
+def test_every_code_in_codes_toml_has_exactly_one_owner():
+    owners: dict[str, list[str]] = {}
+    for family in FAMILIES:
+        for code in family.CODES:
+            owners.setdefault(code, []).append(family.__name__)
+    for code, module in OUTSIDE_FAMILIES.items():
+        owners.setdefault(code, []).append(module)
+    assert {c: m for c, m in owners.items() if len(m) != 1} == {}
+    assert set(owners) == set(load_codes())
+
+
+def test_rule_codes_are_string_literals_only_where_they_are_declared():
+    owner = {code: family.__name__ for family in FAMILIES for code in family.CODES} | OUTSIDE_FAMILIES
+    stray = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = module_name(path)
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and CODE.fullmatch(node.value) \
+                    and owner.get(node.value) != module:
+                stray.append(f"{module}:{node.lineno} {node.value}")
+    assert stray == []
+
+
+def test_every_code_is_expected_by_a_fixture():
+    """A rule is added with a fixture that shows it: some `# expect:` line names each code."""
+    expected = {code for path in FIXTURES.rglob("*.py") for line in path.read_text(errors="replace").splitlines()
+                if "# expect:" in line for code in CODE.findall(line.split("# expect:", 1)[1])}
+    assert set(load_codes()) - expected == set()

@@ -141,8 +141,9 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
 def _dependent_findings(settings, explicit, files, options, project, result) -> list[Finding]:
     from .checks.dependents import find_dependents  # builds on the analysis, which a warm whole-tree run skips
 
-    members = dict(members=pack_members(options.interfaces), draft_members=pack_members(options.interfaces, "draft"))
-    found = [d for d in find_dependents(explicit, set(files), settings.wrapper_attributes, project, **members)
+    found = [d for d in find_dependents(explicit, set(files), settings.wrapper_attributes, project,
+                                        members=pack_members(options.interfaces),
+                                        draft_members=pack_members(options.interfaces, "draft"))
              if not settings.excluded(d.path)]
     if not found:
         return []

@@ -56,12 +56,18 @@ def layer_of(module: str) -> int:
 
 
 def imports_of(path: Path) -> list[tuple[str, list[str], int]]:
-    """(module, imported names, line) for every eaglelint import in the file, late ones included."""
+    """(module, imported names, line) for every eaglelint import in the file, late ones included,
+    `if TYPE_CHECKING:` ones left out."""
     tree = ast.parse(path.read_bytes(), filename=str(path))
     here = module_name(path)
     package = here if path.name == "__init__.py" else here.rpartition(".")[0]
     out = []
+    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+                   for stmt in block.body for n in ast.walk(stmt)}
     for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue  # a type-only import is no run-time dependency (import-linter's exclude_type_checking_imports)
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")

@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from .entities import ClassEntity, Entity, InstanceEntity, SeqEntity, Unknown
 from .exprs import expression_refs
 from .method_facts import CONSTRUCTOR
 from .refs import Ref
-from .resolve import ClassEntity, Entity, InstanceEntity, Resolver, SeqEntity, Unknown
 from .summary import FunctionInfo, Param
+
+if TYPE_CHECKING:  # the resolver hands references here; only its type is needed
+    from .resolve import Resolver
 
 
 def held_classes(resolver: Resolver, cls: ClassEntity, attr: str) -> tuple[list[ClassEntity], list[str]]:

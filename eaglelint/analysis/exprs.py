@@ -130,9 +130,10 @@ def _registry(call: ast.Call, scope: Scope | None) -> Ref:
     literal architecture name (or list of them, tried in order) is a `registry` Ref the
     resolver looks up in EntryClass; any other is decided at load time, by the config."""
     arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "architectures"), None)
-    names = [arg] if not isinstance(arg, (ast.List, ast.Tuple)) else arg.elts
-    if names and all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names):
-        return Ref("registry", ",".join(n.value for n in names))
+    names = [] if arg is None else list(arg.elts) if isinstance(arg, (ast.List, ast.Tuple)) else [arg]
+    literal = [n.value for n in names if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    if names and len(literal) == len(names):
+        return Ref("registry", ",".join(literal))
     text = ast.unparse(arg)[:60] if arg is not None else "no architecture"
     params = [n for n, bound in (scope.exprs.items() if scope else ()) if any(
         isinstance(b, Ref) and b.kind == "param" for b in bound)]

@@ -11,62 +11,39 @@ from __future__ import annotations
 
 import builtins
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from .choices import bound_parameter, registry_lookup
+from .entities import (  # re-exported: what resolve() returns
+    ClassEntity as ClassEntity,
+)
+from .entities import (
+    Entity as Entity,
+)
+from .entities import (
+    FunctionEntity as FunctionEntity,
+)
+from .entities import (
+    InstanceEntity as InstanceEntity,
+)
+from .entities import (
+    Member as Member,
+)
+from .entities import (
+    ModuleEntity as ModuleEntity,
+)
+from .entities import (
+    SeqEntity as SeqEntity,
+)
+from .entities import (
+    Unknown as Unknown,
+)
 from .project import Project
 from .refs import Ref
 from .summary import ClassInfo, FunctionInfo, ModuleSummary
+from .vllm_registry import loaded
 
 MAX_DEPTH = 24
-
-
-@dataclass(frozen=True)
-class ClassEntity:
-    path: str
-    qualname: str
-
-
-@dataclass(frozen=True)
-class FunctionEntity:
-    path: str
-    name: str
-    defined_in: str | None = None  # class qualname for a method
-    bound: ClassEntity | None = None  # the class `self` stands for
-
-
-@dataclass(frozen=True)
-class ModuleEntity:
-    location: Path
-
-
-@dataclass(frozen=True)
-class InstanceEntity:
-    cls: ClassEntity
-
-
-@dataclass(frozen=True)
-class SeqEntity:
-    path: str
-    owner: ClassEntity | None
-    items: tuple[Ref, ...]
-
-
-@dataclass(frozen=True)
-class Unknown:
-    reason: str
-
-
-Entity = ClassEntity | FunctionEntity | ModuleEntity | InstanceEntity | SeqEntity | Unknown
-
-
-@dataclass(frozen=True)
-class Member:
-    """Where a class gets a name from: the defining class and the line."""
-
-    owner: ClassEntity
-    line: int
-    function: FunctionInfo | None
 
 
 class Resolver:
@@ -105,7 +82,6 @@ class Resolver:
             bases = self.evaluate(ref.args[0], path, owner, depth)
             return [m for base in bases for m in self.member(base, ref.name, depth)]
         if kind == "call":
-            from .vllm_registry import loaded  # a vLLM loader call (exprs.py); builds on this module: imported late
             found = loaded(self, ref, path, owner, depth) if ref.name else None
             if found is not None:
                 return found
@@ -121,7 +97,6 @@ class Resolver:
         if kind == "const":
             return []
         if kind in ("param", "registry"):
-            from .choices import bound_parameter, registry_lookup  # they build on this module
             return bound_parameter(self, ref, path, owner, depth) if kind == "param" else \
                 registry_lookup(self, ref, path)
         return [Unknown(ref.name or "expression eaglelint cannot follow")]

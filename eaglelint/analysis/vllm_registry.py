@@ -17,11 +17,15 @@ import ast
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from .entities import ClassEntity, Entity, InstanceEntity, ModuleEntity, Unknown
 from .project import Project
 from .refs import Ref
-from .resolve import ClassEntity, Entity, InstanceEntity, ModuleEntity, Resolver, Unknown
 from .sources import SourceError, parse_source, read_source
+
+if TYPE_CHECKING:  # the resolver hands references here; only its type is needed
+    from .resolve import Resolver
 
 REGISTRY_MODULE = "vllm.model_executor.models.registry"
 MODELS_PACKAGE = "vllm.model_executor.models."

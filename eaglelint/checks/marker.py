@@ -28,9 +28,6 @@ from ..analysis.refs import Ref
 from ..analysis.resolve import ClassEntity, InstanceEntity, Resolver
 from ..analysis.sources import SourceError, parse_source, read_source
 
-CODE = "EGL030"
-DECODER_CODE = "EGL031"
-CODES = (CODE, DECODER_CODE)
 MIXIN = "EagleModelMixin"  # vLLM's decoder mixin that collects the aux hidden states
 SETTER = "set_aux_hidden_state_layers"
 DEFAULT_LAYERS = "get_eagle3_default_aux_hidden_state_layers"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
@@ -25,8 +26,6 @@ from ..findings import Finding, display_path
 from ..packs import Interface
 from .context import Context
 from .marker import (
-    CODE,
-    DECODER_CODE,
     DEFAULT_HOLDER,
     Held,
     decoder_problem,
@@ -37,6 +36,8 @@ from .marker import (
 )
 from .members import UNRESOLVED
 
+CODE = "EGL030"  # fixable: the marker base (and the forwards it needs)
+DECODER_CODE = "EGL031"  # the decoder would not capture: no automatic fix
 MODEL_FILE = b"vllm_config"
 
 
@@ -116,7 +117,9 @@ class Scan:
             if needle not in raw:
                 continue
             mod = self.project.summary(path, raw)
-            for info in mod.classes.values() if mod else ():
+            if mod is None:
+                continue
+            for info in mod.classes.values():
                 sub = ClassEntity(mod.path, info.name)
                 if sub != cls and cls in self.resolver.mro(sub):
                     out.append(sub)
@@ -153,7 +156,8 @@ def subjects(context: Context) -> list[ClassEntity]:
         if MODEL_FILE not in raw:
             continue
         mod = context.project.summary(path, raw)
-        out += [ClassEntity(mod.path, info.name) for info in (mod.classes.values() if mod else ())]
+        if mod is not None:
+            out += [ClassEntity(mod.path, info.name) for info in mod.classes.values()]
     return out
 
 
@@ -191,7 +195,7 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
     info = resolver.info(cls)
     labels = [s.qualname if s.path == cls.path else f"{s.qualname} ({Path(s.path).name})" for s in lacking]
     also = f"; inherited by {', '.join(labels)}" if labels else ""
-    common = dict(class_name=info.name, interface=iface.name, wrapper_attribute=held.attr,
+    common: dict[str, Any] = dict(class_name=info.name, interface=iface.name, wrapper_attribute=held.attr,
                   entry_class=served is not None, subclasses=tuple(labels))
     where = display_path(cls.path), info.line, info.column
     plan = scan.plan(cls)

@@ -70,3 +70,31 @@ def apply_edits(lines: list[str], edits: list[tuple], newline: str) -> str:
             new_lines[start - 1] += newline
         new_lines[start:end] = new
     return "".join(new_lines)
+
+
+def indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:
+    def lead(i: int) -> str:
+        line = lines[i - 1]
+        # a form feed in the indentation resets the column, as the tokenizer counts it
+        return line[: len(line) - len(line.lstrip(" \t\f"))].rsplit("\f", 1)[-1]
+
+    cls_indent = lead(node.lineno)
+    first = node.body[0]
+    body_line = first.decorator_list[0].lineno if getattr(first, "decorator_list", None) else first.lineno
+    indent = lead(body_line)
+    step = indent[len(cls_indent):] if indent.startswith(cls_indent) else ""
+    return indent, step or ("\t" if "\t" in indent else "    ")
+
+
+def insert_index(lines: list[str], node: ast.ClassDef, indent: str) -> int:
+    """After the class's last statement, and after comment lines that still belong to it."""
+    index = node.body[-1].end_lineno
+    j = index
+    while j < len(lines):
+        stripped = lines[j].strip()
+        if stripped.startswith("#") and len(lines[j]) - len(lines[j].lstrip(" \t")) >= len(indent):
+            index = j + 1
+        elif stripped:
+            break
+        j += 1
+    return index

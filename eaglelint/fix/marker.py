@@ -30,9 +30,8 @@ from ..checks.marker_scan import Plan, Scan
 from ..findings import Finding
 from ..packs import load_interfaces
 from .delegation import Delegation, NotFixable, render
-from .edits import FileFix, FixPlan, apply_edits, find_class
+from .edits import FileFix, FixPlan, apply_edits, find_class, indentation, insert_index
 from .imports import MAX_LINE, ImportPlan
-from .plan import indentation, insert_index
 
 
 class _NotFixable(Exception):
@@ -115,7 +114,8 @@ def _forward(resolver: Resolver, plan: Plan, name: str, project: Project, path: 
     if member is None or member.function is None:
         raise _NotFixable(f"{plan.lm.qualname}.{name} is not a plain method; forward it by hand")
     fn = member.function
-    bound = set(project.summary(path).names) if project.summary(path) else set()
+    summary = project.summary(path)
+    bound = set(summary.names) if summary else set()
 
     def importable(text: str | None) -> bool:
         return text is None or all(hasattr(builtins, n) or n in bound for n in free_names_of_text(text))

@@ -21,12 +21,12 @@ from ..analysis.class_body import bound_in_class
 from ..analysis.project import Project
 from ..analysis.sources import SourceError, parse_source, read_source, split_lines
 from ..analysis.summary import FunctionInfo, Param, free_names
-from ..checks.marker import CODE as MARKER_CODE
+from ..checks.marker_scan import CODE as MARKER_CODE
 from ..checks.owner import CODE as OWNER_CODE
 from ..findings import Finding
 from ..packs import load_interfaces
 from .delegation import DEFAULT_STYLE, Delegation, NotFixable, render
-from .edits import FileFix, FixError, FixPlan, apply_edits, find_class
+from .edits import FileFix, FixError, FixPlan, apply_edits, find_class, indentation, insert_index
 from .imports import ImportPlan
 from .marker import plan_marker_fixes
 from .owner import plan_owner_fixes
@@ -199,34 +199,6 @@ def _names(text: str, value: bool = False) -> set[str]:
 
 def _names_ok(text: str, imports: ImportPlan, provider_path: Path, value: bool = False) -> bool:
     return all(hasattr(builtins, n) or imports.can_provide(n, provider_path) for n in _names(text, value))
-
-
-def indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:
-    def lead(i: int) -> str:
-        line = lines[i - 1]
-        # a form feed in the indentation resets the column, as the tokenizer counts it
-        return line[: len(line) - len(line.lstrip(" \t\f"))].rsplit("\f", 1)[-1]
-
-    cls_indent = lead(node.lineno)
-    first = node.body[0]
-    body_line = first.decorator_list[0].lineno if getattr(first, "decorator_list", None) else first.lineno
-    indent = lead(body_line)
-    step = indent[len(cls_indent):] if indent.startswith(cls_indent) else ""
-    return indent, step or ("\t" if "\t" in indent else "    ")
-
-
-def insert_index(lines: list[str], node: ast.ClassDef, indent: str) -> int:
-    """After the class's last statement, and after comment lines that still belong to it."""
-    index = node.body[-1].end_lineno
-    j = index
-    while j < len(lines):
-        stripped = lines[j].strip()
-        if stripped.startswith("#") and len(lines[j]) - len(lines[j].lstrip(" \t")) >= len(indent):
-            index = j + 1
-        elif stripped:
-            break
-        j += 1
-    return index
 
 
 def write_fix(fix: FileFix, named: list[Path] | None = None) -> None:

@@ -9,7 +9,7 @@ by its decoder: one whose forward collects aux hidden states through
 `layers_to_capture` (as Qwen2Model and LlamaModel do) only needs the members that
 the same decoder family's own `*ForCausalLM` (its sibling) already writes.
 
-This module only describes; `owner_rules` turns it into findings, `owner_fix` into
+This module only describes; `checks/owner.py` turns it into findings, `fix/owner.py` into
 edits, `support` into the support matrix, so all three agree.
 """
 

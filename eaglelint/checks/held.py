@@ -7,7 +7,7 @@ exactly like one that holds it as `self.language_model`. So a class is a wrapper
 candidate when it assigns `self.<attr> = X(...)` where X is a class that provides
 members of the selected packs, and a language model with its own head; a bare decoder
 (`self.model = Qwen2Model(...)` in an ordinary `*ForCausalLM`) makes an owner, not a
-wrapper (owner_rules.py judges those).
+wrapper (checks/owner.py judges those).
 
 How, cheaply (no second parse, no resolution of every class): the names of the
 classes that define a member of the packs, and of their subclasses, are first taken

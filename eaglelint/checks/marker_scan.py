@@ -242,7 +242,7 @@ def _delegation_reason(resolver: Resolver, plan: Plan) -> str:
 
 
 def _header_refusal(info) -> str | None:
-    """Why vllm_fix.py cannot append the marker to this class header, or None."""
+    """Why fix/marker.py cannot append the marker to this class header, or None."""
     if not info.bases or info.header_keywords:
         return "the class has no bases, or keyword arguments in its header; add the base by hand"
     return None

@@ -1,5 +1,5 @@
 """The fix for EGL030: list vLLM's marker protocol in the wrapper's bases, import it, and
-forward the protocol members the marker alone would get wrong (vllm_rules.delegations).
+forward the protocol members the marker alone would get wrong (checks/marker.py: delegations).
 
 Why this shape: vLLM model classes list their protocols last in the bases
 (`class X(nn.Module, SupportsMultiModal, SupportsPP, SupportsEagle3)`) and import them

@@ -11,7 +11,8 @@ from eaglelint.analysis.discover import discover
 from eaglelint.analysis.project import Project
 from eaglelint.analysis.resolve import ClassEntity, Resolver
 from eaglelint.checks.held import HeldIndex, holds_language_model
-from eaglelint.checks.run import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, CheckOptions, check_files
+from eaglelint.checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
+from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 
 MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"

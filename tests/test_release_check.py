@@ -6,7 +6,8 @@ import pytest
 from fetch_sglang import models_dir
 
 from eaglelint.analysis.discover import discover
-from eaglelint.checks.run import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, CheckOptions, check_files
+from eaglelint.checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
+from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 
 pytestmark = pytest.mark.release

@@ -150,7 +150,24 @@ def held_wrapper(resolver: Resolver, cls: ClassEntity, info: ClassInfo, by_name:
     if attr is None:
         attr = next((a for a in held if a in info.self_assigns
                      and holds_language_model(resolver, cls, a, members)), None)
+    if attr is None:
+        # (not an attribute held by name: its base is a wrapper whatever it holds, and judges them)
+        attr = next((a for a in held if a not in by_name and _chosen_here(resolver, cls, a, members)), None)
     return attr
+
+
+def _chosen_here(resolver: Resolver, cls: ClassEntity, attr: str, members: tuple[str, ...]) -> bool:
+    """A base assigns `self.<attr>` through a builder it leaves abstract (minicpmv.py's
+    `self.llm = self.init_llm(...)`), so the base is no wrapper, and each subclass that
+    overrides the builder with a language model is one, judged on its own choice."""
+    mro = resolver.mro(cls)
+    at = next((i for i, c in enumerate(mro) if i and attr in resolver.info(c).self_assigns), None)
+    if at is None or holds_language_model(resolver, mro[at], attr, members) \
+            or not holds_language_model(resolver, cls, attr, members):
+        return False
+    # a subclass of one that is judged so (MiniCPMV4_7 of MiniCPMV4_6) is named in its finding,
+    # or judged there on its own choice
+    return not any(holds_language_model(resolver, mid, attr, members) for mid in mro[1:at])
 
 
 def tree_raws(project: Project, raws: dict[Path, bytes]) -> dict[Path, bytes]:

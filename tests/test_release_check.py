@@ -87,6 +87,16 @@ HELD_0_5_23 = {
     # self.thinker = Qwen3OmniMoeThinkerForConditionalGeneration, a Qwen3VLForConditionalGeneration
     # (qwen3_vl.py: get_embed_and_head 1774, set_eagle3_layers_to_capture 1777; no set_embed_and_head)
     ("qwen3_omni_moe.py", "Qwen3OmniMoeForConditionalGeneration", "thinker"): EAGLE3 - {"set_embed_and_head"},
+    # minicpmv.py: MiniCPMBaseModel's `self.llm = self.init_llm(...)` raises NotImplementedError;
+    # MiniCPMV (the EntryClass) forwards every attribute to the per-version model through
+    # __getattr__ (line 1770), and no class of the file defines an EAGLE-3 member.
+    ("minicpmv.py", "MiniCPMV2_6", "llm"): EAGLE3,  # init_llm: Qwen2ForCausalLM (line 902)
+    ("minicpmv.py", "MiniCPMV4_0", "llm"): EAGLE3,  # init_llm: LlamaForCausalLM (line 1069)
+    ("minicpmv.py", "MiniCPMV4_5", "llm"): EAGLE3,  # init_llm: Qwen3ForCausalLM (line 1236)
+    # init_llm: Qwen3_5MoeForCausalLM or Qwen3_5ForCausalLM (by the config's type); qwen3_5.py's
+    # Qwen3_5ForCausalLM defines set_eagle3_layers_to_capture (1894) and neither embed member;
+    # MiniCPMV4_7 keeps 4_6's init_llm and is named in its finding
+    ("minicpmv.py", "MiniCPMV4_6", "llm"): {"set_eagle3_layers_to_capture"},
 }
 
 

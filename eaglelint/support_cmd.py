@@ -16,7 +16,6 @@ import click
 from .cli_options import target_paths
 from .config import split_flag
 from .packs import RulesError, select_interfaces
-from .support import STATUSES, Row, support_matrix
 
 if TYPE_CHECKING:
     from .support import Row
@@ -42,6 +41,7 @@ def write_table(rows: list[Row]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from .support import STATUSES
 
     style = dict(zip(STATUSES, COLORS, strict=True))
     table = Table(*COLUMNS, show_lines=False)
@@ -80,6 +80,8 @@ def support_cmd(paths, interface, output_format):
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise click.UsageError(f"no such file or folder: {', '.join(missing)}")
+
+    from .support import support_matrix  # the whole analysis: loaded by the command that runs it
 
     rows = support_matrix(list(paths), packs)
     if output_format == "json":

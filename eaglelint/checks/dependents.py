@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.discover import tree_files
+from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.sources import SourceError, read_source
-from ..analysis.wrappers import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest, wrapped_candidates
+from ..analysis.wrappers import wrapped_candidates
 from ..packs import pack_members, select_interfaces
 from .held import HeldIndex, held_wrapper
 

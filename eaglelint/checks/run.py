@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity
 from ..analysis.sources import SourceError, read_bytes
-from ..analysis.wrappers import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..findings import INTERNAL_ERROR, CheckResult, file_error
 from ..packs import Interface, pack_members, sglang_members
 

@@ -120,7 +120,7 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
     result.files_checked += checked.files_checked
     if (settings.dependents if dependents is None else dependents) and group.explicit:
         raw += _dependent_findings(settings, group.explicit, files, options, project, result)
-    suppressor = Suppressor(settings.max_file_size)
+    suppressor = Suppressor(settings.max_file_size, project)
     kept = [f for f in raw if not suppressor.suppressed(f)]
     if settings.report_unused_suppressions:
         kept += suppressor.unused(files)

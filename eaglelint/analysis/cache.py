@@ -89,6 +89,12 @@ class SummaryCache:
             digest.update(len(part).to_bytes(8, "little") + part)
         return "run-" + digest.hexdigest()
 
+    @staticmethod
+    def derived_key(kind: str, digest: str) -> str:
+        """The key of what `kind` finds in the file whose bytes have key `digest` (found
+        only from those bytes, so kept by their digest as the summary is)."""
+        return f"{kind}-" + hashlib.sha256(f"{kind}\0{digest}".encode()).hexdigest()
+
     def has(self, key: str) -> bool:
         try:  # Path.is_file lets PermissionError through (a cache folder of another user)
             return self.entry_path(key).is_file()

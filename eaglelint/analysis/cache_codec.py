@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..findings import CheckResult, Finding
 from ..packs import load_codes
+from .directives import DIRECTIVE_KINDS, Directive, DirectiveScan
 
 if TYPE_CHECKING:  # imported where a summary is encoded or decoded: a warm run reads findings only
     from .refs import Ref
@@ -33,8 +34,12 @@ class EntryError(Exception):
 
 
 def encode(value) -> bytes:
-    """A summary, the reason a file could not be parsed, or a run's (result, deps)."""
-    if isinstance(value, tuple):
+    """A summary, the reason a file could not be parsed, a run's (result, deps), or a file's
+    suppression directives."""
+    if isinstance(value, DirectiveScan):
+        body = ["directives", [[d.line, d.column, None if d.codes is None else list(d.codes), d.kind, d.own_line]
+                               for d in value.directives], [list(span) for span in value.spans]]
+    elif isinstance(value, tuple):
         result, deps = value
         body = ["run", [_finding(f) for f in result.findings], result.files_checked, [list(d) for d in deps]]
     elif isinstance(value, str):
@@ -59,6 +64,8 @@ def decode(data: bytes):
             return _str(body[1])
         if kind == "run" and len(body) == 4:
             return _load_run(body)
+        if kind == "directives" and len(body) == 3:
+            return _load_directives(body)
     except (TypeError, ValueError, KeyError, IndexError, RecursionError) as exc:
         raise EntryError(f"malformed {kind} entry: {type(exc).__name__}") from None
     raise EntryError("unknown entry kind")
@@ -224,3 +231,16 @@ def _load_run(body: list) -> tuple:
             _opt_str(because), _bool(every), _opt_str(refusal)))
     deps = [(_str(p), _str(k)) for p, k in map(_list, _list(body[3]))]
     return CheckResult(findings, _int(body[2])), deps
+
+
+def _load_directives(body: list) -> DirectiveScan:
+    directives = []
+    for line, column, codes, kind, own_line in map(_list, _list(body[1])):
+        if kind not in DIRECTIVE_KINDS:
+            raise ValueError
+        directives.append(Directive(_int(line), _int(column), None if codes is None else _strs(codes), kind,
+                                    _bool(own_line)))
+    spans = []
+    for first, last in map(_list, _list(body[2])):
+        spans.append((_int(first), _int(last)))
+    return DirectiveScan(tuple(directives), tuple(spans))

@@ -16,9 +16,9 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
+from ..analysis.directives import comments_and_spans, noqa_in
 from ..analysis.sources import SourceError, read_source, split_lines
 from ..findings import Finding
-from ..suppressions import comments_and_spans, noqa_in
 
 DEFAULT_REASON = "existing gap, recorded by eaglelint check --add-noqa"
 BOM = b"\xef\xbb\xbf"

@@ -84,3 +84,25 @@ def test_cli_honours_moved_case_insensitive_and_file_level_suppressions(name):
     if name == "aux_on_the_call.py":
         expected_left = {("ClassLineIsNotTheCall", "EGL021"), ("", "EGL900")}
     assert left == expected_left, rows
+
+
+def test_a_warm_run_takes_every_files_directives_from_the_cache(tmp_path, monkeypatch):
+    """The tokenizer pass that finds comments is the dearest part of a warm run: the second
+    run over the same bytes must find each file's directives in the cache, and suppress,
+    and report unused, exactly as the first run did by tokenizing."""
+    from eaglelint.analysis import directives
+    from eaglelint.analysis.cache import SummaryCache
+    from eaglelint.analysis.project import Project
+
+    def run():
+        project = Project(cache=SummaryCache(tmp_path / "cache"))
+        return lint([TREE], SettingsFinder({"report_unused_suppressions": True}), project).findings
+
+    first = run()
+    assert any(f.code == "EGL900" for f in first)  # the run does use directives
+
+    def no_tokenizing(*args, **kwargs):
+        raise AssertionError("a file's comments were tokenized again")
+
+    monkeypatch.setattr(directives, "comments", no_tokenizing)
+    assert run() == first

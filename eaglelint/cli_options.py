@@ -154,12 +154,26 @@ COMMON = [
                  help="Bound on the cache folder; the oldest entries go first (default: 256MB)."),
     click.option("--max-file-size", metavar="SIZE",
                  help="Larger files are reported (EGL999), not read (default: 10MB; config: max-file-size)."),
-    click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-                 help="Processes that parse files (pays off on cold runs of large trees)."),
+    click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, metavar="N",
+                 callback=lambda ctx, param, value: value or default_jobs(),
+                 help="Processes that parse files on a cold run (default 0: one per CPU, at most 8; "
+                      "1 parses in this process)."),
     click.option("--dependents/--no-dependents", default=None,
                  help="Given files, also check wrappers in other files of the same models folder whose "
                       "wrapped class or bases live in them (default: on)."),
 ]
+
+
+def default_jobs() -> int:
+    """One worker per CPU this process may use, at most 8: a cold run of a whole models
+    folder summarises about a hundred files, and more workers only wait for the biggest."""
+    import os
+
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 8))
 
 
 def common(fn):

@@ -120,11 +120,13 @@ class SummaryCache:
         self.hits += 1
         return value
 
-    def put(self, key: str, value) -> None:
-        try:
-            data = encode(value)
-        except (ValueError, RecursionError):  # nested too deeply for JSON: recomputed next time
-            return
+    def put(self, key: str, value, data: bytes | None = None) -> None:
+        """Keep `value` under `key`; `data` is its entry when a worker has encoded it already."""
+        if data is None:
+            try:
+                data = encode(value)
+            except (ValueError, RecursionError):  # nested too deeply for JSON: recomputed next time
+                return
         if len(data) > min(MAX_ENTRY_BYTES, self.max_size):
             return
         import tempfile  # writing only: a warm run that reads its entries does without

@@ -10,6 +10,8 @@ siblings of the file) are followed: torch, transformers and friends stay opaque.
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +22,8 @@ if TYPE_CHECKING:  # the summariser is imported by the first file summarised, no
     from .summary import ModuleSummary
 
 INTERNAL = "internal error: "
+MIN_PARALLEL = 8  # fewer files than this to summarise are done here: starting workers costs more
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import|import[ \t]+([\w.]+))", re.MULTILINE)
 
 
 def internal_error(exc: Exception) -> str:
@@ -41,6 +45,20 @@ def summarize_raw(path: Path, raw: bytes, debug: bool = False) -> ModuleSummary 
         if debug:
             raise
         return internal_error(exc)
+
+
+def summarize_for_cache(path: Path, raw: bytes, debug: bool, encode: bool) -> tuple[ModuleSummary | str, bytes | None]:
+    """A worker's part: the summary and, when a cache will keep it, its entry's bytes, so
+    that encoding happens in the worker too and the parent only writes them."""
+    from .cache_codec import encode as encode_entry
+
+    value = summarize_raw(path, raw, debug)
+    if not encode or (isinstance(value, str) and value.startswith(INTERNAL)):
+        return value, None
+    try:
+        return value, encode_entry(value)
+    except (ValueError, RecursionError):  # nested too deeply for JSON: recomputed next time
+        return value, None
 
 
 class Project:
@@ -77,7 +95,8 @@ class Project:
             self._summaries[path] = self._load(path, raw)
         return self._summaries[path]
 
-    def _load(self, path: Path, raw: bytes | None, computed: ModuleSummary | str | None = None):
+    def _load(self, path: Path, raw: bytes | None, computed: ModuleSummary | str | None = None,
+              entry: bytes | None = None):
         if raw is None:
             try:
                 raw = read_bytes(path, self.max_file_size)
@@ -91,7 +110,7 @@ class Project:
             value = computed if computed is not None else summarize_raw(path, raw, self.debug)
             self.parsed.append(path)
             if self.cache is not None and key and not (isinstance(value, str) and value.startswith(INTERNAL)):
-                self.cache.put(key, value)
+                self.cache.put(key, value, entry)
         if isinstance(value, str):
             self.errors[path] = value
             return None
@@ -99,7 +118,8 @@ class Project:
         return value
 
     def prefetch(self, items: list[tuple[Path, bytes]], jobs: int) -> None:
-        """Summarise many files at once in `jobs` processes (cache misses only).
+        """Summarise many files at once in `jobs` processes (cache misses only), largest
+        first so that no worker is left with the biggest file at the end.
 
         `items` are files as the caller has just read and noted them (`note_read`)."""
         todo = []
@@ -108,15 +128,48 @@ class Project:
             key = self.digests.get(path) or self.note_read(path, raw)
             if path not in self._summaries and not (self.cache and self.cache.has(key)):
                 todo.append((path, raw))
-        if jobs <= 1 or len(todo) < 2:
+        if jobs <= 1 or len(todo) < MIN_PARALLEL:
             return
         from concurrent.futures import ProcessPoolExecutor  # only here: its import costs every run
 
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = pool.map(summarize_raw, [p for p, _ in todo], [r for _, r in todo],
-                               [self.debug] * len(todo), chunksize=4)
-            for (path, raw), value in zip(todo, results, strict=True):
-                self._summaries[path] = self._load(path, raw, value)
+        # this process is one of the `jobs`: it summarises its share while the workers do
+        # theirs, and receives only theirs (sending a summary costs about a third of making
+        # it). Shares are balanced by size, largest first, as parse time follows it.
+        shares: list[list[tuple[Path, bytes]]] = [[] for _ in range(min(jobs, len(todo)))]
+        loads = [0] * len(shares)
+        for item in sorted(todo, key=lambda item: -len(item[1])):
+            least = loads.index(min(loads))
+            shares[least].append(item)
+            loads[least] += len(item[1])
+        mine, theirs = shares[0], [item for share in shares[1:] for item in share]
+        with ProcessPoolExecutor(max_workers=len(shares) - 1) as pool:
+            futures = [pool.submit(summarize_for_cache, path, raw, self.debug, self.cache is not None)
+                       for path, raw in sorted(theirs, key=lambda item: -len(item[1]))]
+            for path, raw in mine:
+                self._summaries[path] = self._load(path, raw)
+            for future, (path, raw) in zip(futures, sorted(theirs, key=lambda item: -len(item[1])), strict=True):
+                value, data = future.result()
+                self._summaries[path] = self._load(path, raw, value, data)
+
+    def imported(self, roots: Iterable[Path], raws: dict[Path, bytes]) -> list[Path]:
+        """`roots` and the files of `raws` they import, directly or not, read from the import
+        lines of their bytes. A cheap guess at what resolving names in `roots` will summarise,
+        so that it can be summarised in parallel; a wrong guess costs a parse or a later,
+        serial summary, never a different result."""
+        inside = {Path(os.path.abspath(p)): p for p in raws}
+        seen: dict[Path, None] = {}
+        todo = [Path(os.path.abspath(p)) for p in roots]
+        while todo:
+            path = todo.pop()
+            if path in seen or path not in inside:
+                continue
+            seen[path] = None
+            for match in _IMPORT.finditer(raws[inside[path]]):
+                module = (match[1] or match[2]).decode("ascii", "replace")
+                found = self.resolve_module(module, path)
+                if found is not None and found.suffix == ".py":
+                    todo.append(Path(os.path.abspath(found)))
+        return [inside[p] for p in seen]
 
     def resolve_module(self, module: str, from_path: Path) -> Path | None:
         """File (`x.py`, `pkg/__init__.py`) or namespace directory that `module` names.

@@ -51,10 +51,13 @@ class Resolver:
         self.project = project
         self._memo: dict[tuple, list[Entity]] = {}
         self._mro: dict[ClassEntity, list[ClassEntity]] = {}
+        self._modules: dict[str, ModuleSummary | None] = {}
 
     # -- lookups -----------------------------------------------------------
     def module(self, path: str) -> ModuleSummary | None:
-        return self.project.summary(Path(path))
+        if path not in self._modules:  # the project's lookup makes a Path and an absolute path each time
+            self._modules[path] = self.project.summary(Path(path))
+        return self._modules[path]
 
     def info(self, cls: ClassEntity) -> ClassInfo:
         mod = self.module(cls.path)

@@ -147,15 +147,18 @@ def _marker_packs(context: Context) -> list[Interface]:
     return [i for i in context.interfaces if i.engine == "vllm" and i.marker]
 
 
-def subjects(context: Context) -> list[ClassEntity]:
-    """Every class of the given files that build vLLM models (they mention `vllm_config`)."""
+def files(context: Context) -> list[Path]:
+    """The given files that build vLLM models (they mention `vllm_config`): `subjects` reads them."""
     if not _marker_packs(context):
         return []
+    return [path for path, raw in context.raws.items() if MODEL_FILE in raw]
+
+
+def subjects(context: Context) -> list[ClassEntity]:
+    """Every class of the given files that build vLLM models."""
     out: list[ClassEntity] = []
-    for path, raw in context.raws.items():
-        if MODEL_FILE not in raw:
-            continue
-        mod = context.project.summary(path, raw)
+    for path in files(context):
+        mod = context.project.summary(path, context.raws[path])
         if mod is not None:
             out += [ClassEntity(mod.path, info.name) for info in mod.classes.values()]
     return out

@@ -135,17 +135,20 @@ def _wanted(context: Context) -> dict[str, InterfaceMethod]:
     return {m.name: m for m in context.methods if m.name in OWNER_MEMBERS}
 
 
-def subjects(context: Context) -> list[ClassEntity]:
-    """Classes of the given files that assign a decoder attribute, are no draft model,
-    and whose file passes the bytes test."""
+def files(context: Context) -> list[Path]:
+    """The given files whose classes `subjects` reads: those that pass the bytes test."""
     if CAPTURE_HOOK not in _wanted(context):
         return []  # the capture path is what makes an owner's gap an EAGLE-3 gap
     index = context.memo("owner.index", lambda: ClassIndex(context.raws))
+    return [path for path in context.raws if may_hold_owner(path, index)]
+
+
+def subjects(context: Context) -> list[ClassEntity]:
+    """Classes of the given files that assign a decoder attribute, are no draft model,
+    and whose file passes the bytes test."""
     out = []
-    for path, raw in context.raws.items():
-        if not may_hold_owner(path, index):
-            continue
-        mod = context.project.summary(path, raw)
+    for path in files(context):
+        mod = context.project.summary(path, context.raws[path])
         for info in list(mod.classes.values()) if mod else ():
             if not any(a in info.self_assigns for a in DECODER_ATTRS):
                 continue

@@ -1,8 +1,10 @@
 """The rule families, and the one place where an internal error becomes a finding.
 
 Each family module declares `CODES`, `subjects(context)` (the classes it judges) and
-`check(context, cls)` (their findings). The registry runs every family over its
-subjects; adding a rule family is adding its module to `FAMILIES`.
+`check(context, cls)` (their findings); a family that finds its subjects in files other
+than the wrappers' also declares `files(context)`, so they can be summarised in parallel.
+The registry runs every family over its subjects; adding a rule family is adding its
+module to `FAMILIES`.
 
 Why isolation lives here: a linter that runs on strangers' pull requests meets code no
 test foresaw (an inheritance chain thousands deep, a construct the resolver
@@ -26,6 +28,17 @@ from . import aux, marker_scan, members, owner
 from .context import Context
 
 FAMILIES: tuple[ModuleType, ...] = (members, aux, marker_scan, owner)
+
+
+def subject_files(context: Context) -> list[Path]:
+    """The given files the families will read to find their subjects (a family that reads
+    more than the wrappers declares `files(context)`): the driver summarises them up front,
+    in parallel with the rest, instead of one by one as each family comes to them."""
+    out: dict[Path, None] = {}
+    for family in FAMILIES:
+        files = getattr(family, "files", None)
+        out.update(dict.fromkeys(files(context) if files else ()))
+    return list(out)
 
 
 def run_checks(context: Context) -> list[Finding]:

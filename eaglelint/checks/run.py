@@ -59,18 +59,21 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
     from ..analysis.resolve import ClassEntity, Resolver
     from .context import Context
     from .held import HeldIndex, held_wrapper, tree_raws
-    from .registry import run_checks
+    from .registry import run_checks, subject_files
 
     resolver = Resolver(project)
     methods = sglang_members(options.interfaces)
     members = pack_members(options.interfaces)
+    context = Context(project, raws, methods, options.interfaces, wrappers, by_name)
     held = None if options.wrapper_attrs else \
         HeldIndex(tree_raws(project, raws), members, pack_members(options.interfaces, "draft"))
     # a file without an assignment of either kind cannot hold a wrapper: parsed only if a resolution needs it
     candidates = [(path, raw, held.attrs(path, raw) if held else ()) for path, raw in raws.items()]
     candidates = [(path, raw, attrs) for path, raw, attrs in candidates if attrs or assigns.search(raw)]
     known_errors = set(project.errors)
-    project.prefetch([(path, raw) for path, raw, _ in candidates], jobs)
+    if jobs > 1:  # what the wrappers and the families will read, and what those import, summarised in parallel
+        wanted = project.imported([path for path, _, _ in candidates] + subject_files(context), raws)
+        project.prefetch([(path, raws[path]) for path in wanted], jobs)
     for path, raw, attrs in candidates:
         mod = project.summary(path, raw)
         if mod is None:
@@ -80,7 +83,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
             attr = held_wrapper(resolver, ClassEntity(mod.path, cls.name), cls, by_name, attrs, members)
             if attr is not None:
                 wrappers[ClassEntity(mod.path, cls.name)] = attr
-    result.findings.extend(run_checks(Context(project, raws, methods, options.interfaces, wrappers, by_name)))
+    result.findings.extend(run_checks(context))
     # a module that only a resolution reached, and that cannot be parsed: the dependent's
     # EGL010 gives this as its reason, and the file itself is reported, given or not
     reported = {os.path.abspath(f.path) for f in result.findings if f.code == INTERNAL_ERROR}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import os
 from pathlib import Path
+from typing import Any
 
 from .choices import bound_parameter, registry_lookup
 from .entities import (  # re-exported: what resolve() returns
@@ -52,6 +53,9 @@ class Resolver:
         self._memo: dict[tuple, list[Entity]] = {}
         self._mro: dict[ClassEntity, list[ClassEntity]] = {}
         self._modules: dict[str, ModuleSummary | None] = {}
+        # memos of the analyses built on this resolver, keyed by their name: they live and
+        # are renewed with it (after an internal error, a half-made answer must not stay)
+        self.memos: dict[str, Any] = {}
 
     # -- lookups -----------------------------------------------------------
     def module(self, path: str) -> ModuleSummary | None:

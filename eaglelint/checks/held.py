@@ -129,10 +129,16 @@ def _subclosure(index: ClassIndex, names: set[bytes]) -> set[bytes]:
 def holds_language_model(resolver: Resolver, cls: ClassEntity, attr: str, members: tuple[str, ...]) -> bool:
     """`self.<attr>` may hold a class that provides one of `members` and has a head of its own
     (a language model such as a `*ForCausalLM`), not a bare decoder."""
-    classes, _ = wrapped_candidates(resolver, cls, attr)
-    analysis = OwnerAnalysis(resolver)
-    return any(any(has_member(resolver, c, m) for m in members) and _has_head(resolver, analysis, c)
-               for c in classes)
+    memo: dict[tuple, bool] = resolver.memos.setdefault("held.holds", {})  # asked again for each subclass
+    key = (cls, attr, members)
+    if key not in memo:
+        classes, _ = wrapped_candidates(resolver, cls, attr)
+        analysis = resolver.memos.get("held.owners")
+        if analysis is None:
+            analysis = resolver.memos["held.owners"] = OwnerAnalysis(resolver)
+        memo[key] = any(any(has_member(resolver, c, m) for m in members) and _has_head(resolver, analysis, c)
+                        for c in classes)
+    return memo[key]
 
 
 def _has_head(resolver: Resolver, analysis: OwnerAnalysis, cls: ClassEntity) -> bool:

@@ -10,7 +10,6 @@ inherits the base's gaps and is named in the base's finding.
 from __future__ import annotations
 
 import builtins
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -178,8 +177,10 @@ def _subclasses(run: Context, wrapper: ClassEntity, attr: str) -> list[tuple[Cla
         return memo[(wrapper, attr)]
     out = []
     needle = wrapper.qualname.rsplit(".", 1)[-1].encode()
-    for path in run.memo("mentions", lambda: _mentions(run)).get(needle, ()):
-        mod = run.project.summary(path, run.raws[path])
+    for path, raw in run.raws.items():
+        if needle not in raw:
+            continue
+        mod = run.project.summary(path, raw)
         for cls in mod.classes.values() if mod else ():
             sub = ClassEntity(mod.path, cls.name)
             if sub != wrapper and attr not in cls.self_assigns and wrapper in run.resolver.mro(sub):
@@ -187,19 +188,3 @@ def _subclasses(run: Context, wrapper: ClassEntity, attr: str) -> list[tuple[Cla
     memo[(wrapper, attr)] = out
     return out
 
-
-def _mentions(run: Context) -> dict[bytes, list[Path]]:
-    """The given files that mention each wrapper's name, found in one pass over each file:
-    a subclass must name its base. (A search per wrapper read the whole tree per wrapper.)"""
-    names = sorted({w.qualname.rsplit(".", 1)[-1].encode() for w in run.wrappers}, key=len, reverse=True)
-    if not names:
-        return {}
-    # at every position (a lookahead: occurrences may overlap), the longest name found there
-    pattern = re.compile(b"(?=(" + b"|".join(re.escape(n) for n in names) + b"))")
-    out: dict[bytes, list[Path]] = {}
-    for path, raw in run.raws.items():
-        found = set(pattern.findall(raw))
-        found |= {n for n in names if n not in found and any(n in f for f in found)}  # `Foo` where `FooBar` is
-        for name in found:
-            out.setdefault(name, []).append(path)
-    return out

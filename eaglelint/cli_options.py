@@ -154,10 +154,10 @@ COMMON = [
                  help="Bound on the cache folder; the oldest entries go first (default: 256MB)."),
     click.option("--max-file-size", metavar="SIZE",
                  help="Larger files are reported (EGL999), not read (default: 10MB; config: max-file-size)."),
-    click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, metavar="N",
+    click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
                  callback=lambda ctx, param, value: value or default_jobs(),
-                 help="Processes that parse files on a cold run (default 0: one per CPU, at most 8; "
-                      "1 parses in this process)."),
+                 help="Processes that summarise files on a cold run (0: one per CPU, at most 8). On two "
+                      "cores it saves little: see README's Speed section."),
     click.option("--dependents/--no-dependents", default=None,
                  help="Given files, also check wrappers in other files of the same models folder whose "
                       "wrapped class or bases live in them (default: on)."),

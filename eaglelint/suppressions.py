@@ -15,6 +15,7 @@ unknown. Directives match case-insensitively, as ruff's do.
 from __future__ import annotations
 
 import io
+import os
 import re
 import tokenize
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from functools import cache
 from pathlib import Path
 
 from .analysis.sources import SourceError, read_source, split_lines
-from .findings import Finding, display_path
+from .findings import Finding
 from .packs import load_codes
 
 UNUSED_SUPPRESSION = "EGL900"  # a suppression that silenced nothing (--report-unused-suppressions)
@@ -95,7 +96,7 @@ def scan(path: Path, limit: int | None = None) -> FileSuppressions:
     if not may_suppress(src.raw):
         return FileSuppressions({}, [])
     out = FileSuppressions({}, split_lines(src.text))
-    shown = display_path(path)
+    shown = os.path.abspath(path)  # a finding's path: shown relative by the output stage
     noqa, ignore, whole_file = _directives()
     for line, column, text in _comments(src.text, out.spans):
         for match in whole_file.finditer(text):
@@ -173,7 +174,7 @@ class Suppressor:
         self._limit = limit  # max-file-size: a file the check refused to read is not read here either
 
     def file(self, path: str | Path) -> FileSuppressions:
-        key = display_path(path)
+        key = os.path.abspath(path)
         if key not in self._files:
             self._files[key] = scan(Path(path), self._limit)
         return self._files[key]

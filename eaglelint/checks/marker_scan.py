@@ -22,7 +22,7 @@ from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.vllm_registry import registry_for, served
 from ..analysis.wrappers import wrapped_candidates
-from ..findings import Finding, display_path
+from ..findings import Finding
 from ..packs import Interface
 from .context import Context
 from .marker import (
@@ -197,7 +197,7 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
     also = f"; inherited by {', '.join(labels)}" if labels else ""
     common: dict[str, Any] = dict(class_name=info.name, interface=iface.name, wrapper_attribute=held.attr,
                   entry_class=served is not None, subclasses=tuple(labels))
-    where = display_path(cls.path), info.line, info.column
+    where = os.path.abspath(cls.path), info.line, info.column
     plan = scan.plan(cls)
     if plan is None:
         if not held.reasons:
@@ -217,7 +217,7 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
                         f"{info.name} does not list {iface.marker}, but neither would it work with it: its "
                         f"self.{held.attr} ({lm}) lists it while its decoder {decoder.qualname} "
                         f"({Path(decoder.path).name}:{line}) {why}; fix the decoder first{also}",
-                        wrapped_class=plan.lm.qualname, wrapped_path=display_path(decoder.path),
+                        wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(decoder.path),
                         wrapped_line=line, provider_class=decoder.qualname, **common)]
     forward = ""
     if plan.delegate:
@@ -227,7 +227,7 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
                     f"{info.name} does not list {iface.marker} in its bases, while its self.{held.attr} ({lm}) "
                     f"does; vLLM's supports_eagle3() refuses the wrapper for EAGLE-3. Add {iface.marker} to its "
                     f"bases{forward} (eaglelint fix){also}",
-                    wrapped_class=plan.lm.qualname, wrapped_path=display_path(lister.path),
+                    wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(lister.path),
                     wrapped_line=resolver.info(lister).line, provider_class=lister.qualname,
                     fix_refusal=_header_refusal(info), **common)]
 

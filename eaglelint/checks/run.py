@@ -97,7 +97,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
 def _run_key(project: Project, options: CheckOptions, raws: dict[Path, bytes]) -> str | None:
     if project.cache is None or len(raws) < 2:
         return None  # one file alone (pre-commit on one file) is cheap to redo from summaries
-    parts = [repr(options).encode(), os.getcwd().encode()]
+    parts = [repr(options).encode()]  # no working directory: findings hold absolute paths
     for path in raws:
         key = project.digests[Path(os.path.abspath(path))]  # noted when the file was read
         parts += [os.path.abspath(path).encode(), key.encode()]

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.class_body import class_node, local_nodes, method_node
+from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.refs import Ref
 from ..analysis.resolve import ClassEntity, InstanceEntity, Resolver
 from ..analysis.sources import SourceError, parse_source, read_source
@@ -31,7 +32,6 @@ from ..analysis.sources import SourceError, parse_source, read_source
 MIXIN = "EagleModelMixin"  # vLLM's decoder mixin that collects the aux hidden states
 SETTER = "set_aux_hidden_state_layers"
 DEFAULT_LAYERS = "get_eagle3_default_aux_hidden_state_layers"
-DEFAULT_HOLDER = "language_model"  # the attribute the protocol's defaults fall back to
 LANGUAGE_MODEL_GETTER = "get_language_model"  # SupportsMultiModal's, which the defaults try first
 
 
@@ -81,7 +81,7 @@ def delegations(resolver: Resolver, wrapper: ClassEntity, held: Held, lm: ClassE
     language model does: the language model defines its own (DeepseekV2ForCausalLM sets
     `self.model.aux_hidden_state_layers`; the default would assert on its decoder), or
     the default cannot reach it (it tries `get_language_model()`, then `self.language_model`)."""
-    reachable = held.path == (DEFAULT_HOLDER,) or (
+    reachable = held.path == (DEFAULT_HELD_ATTR,) or (  # the attribute the protocol's defaults fall back to
         resolver.find_member(wrapper, LANGUAGE_MODEL_GETTER) is not None
         and _marked(resolver, wrapper, held.path))
     out = []

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.vllm_registry import registry_for, served
@@ -26,7 +27,6 @@ from ..findings import Finding
 from ..packs import Interface
 from .context import Context
 from .marker import (
-    DEFAULT_HOLDER,
     Held,
     decoder_problem,
     delegations,
@@ -58,7 +58,7 @@ class Scan:
     project: Project
     raws: dict[Path, bytes]
     marker: str
-    wrapper_attrs: tuple[str, ...] = (DEFAULT_HOLDER,)
+    wrapper_attrs: tuple[str, ...] = DEFAULT_WRAPPER_ATTRS
     _held: dict = field(default_factory=dict)
     _served: dict = field(default_factory=dict)
 

@@ -15,7 +15,7 @@ from conftest import FIXTURES
 
 from eaglelint.analysis.discover import discover
 from eaglelint.checks.run import CheckOptions, check_files
-from eaglelint.packs import select_interfaces
+from eaglelint.packs import load_codes, select_interfaces
 
 TREE = FIXTURES / "check"
 FILES = sorted(TREE.rglob("*.py"))
@@ -64,6 +64,18 @@ def test_fixture_findings_match_inline_expectations(path):
     found = {(f.line, f.code, f.method) for f in findings_with(packs_of(path), attrs_of(path))
              if Path(f.path).resolve() == path.resolve()}
     assert found == expected(path)
+
+
+def test_every_rule_code_has_a_fixture_named_after_it_that_expects_it():
+    """Adding a rule is one check module, one codes.toml entry and one fixture named
+    `<CODE>_<pattern>.py` in a tree an inline-expectation runner reads (this file's for
+    fixtures/check, test_suppressions' for fixtures/suppressions). No code is exempt:
+    EGL999 (an unreadable file) and EGL900 (an unused suppression) have fixtures too."""
+    trees = (TREE, FIXTURES / "suppressions")
+    for code in load_codes():
+        named = [p for tree in trees for p in sorted(tree.rglob(f"{code}_*.py"))]
+        assert named, f"no fixture named {code}_*.py under fixtures/check or fixtures/suppressions"
+        assert any(code in {c for _, c, _ in expected(p)} for p in named), f"{named[0].name} never expects {code}"
 
 
 def test_fixture_tree_has_positive_and_negative_cases():

@@ -78,7 +78,9 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
             continue
     packs = tuple(select_interfaces(None))
     members = members or pack_members(packs)
-    held = None if wrapper_attrs else HeldIndex(raws, members, draft_members or pack_members(packs, "draft"))
+    if draft_members is None:  # given and empty (a pack with no draft-side member): none, not the defaults
+        draft_members = pack_members(packs, "draft")
+    held = None if wrapper_attrs else HeldIndex(raws, members, draft_members)
     resolver = Resolver(project)
     out: list[Dependent] = []
     for path in sorted(_reaching(changed_set, raws) if prefilter else raws):

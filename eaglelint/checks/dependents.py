@@ -28,7 +28,7 @@ from ..analysis.discover import tree_files
 from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
-from ..analysis.sources import SourceError, read_source
+from ..analysis.sources import SourceError
 from ..analysis.wrappers import wrapped_candidates
 from ..packs import pack_members, select_interfaces
 from .held import HeldIndex, held_wrapper
@@ -73,7 +73,7 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     raws: dict[Path, bytes] = {}
     for path in tree_files(changed_set):
         try:
-            raws[path] = read_source(path, project.max_file_size).raw
+            raws[path] = project.raw(path)
         except SourceError:
             continue
     packs = tuple(select_interfaces(None))

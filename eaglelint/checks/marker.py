@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..analysis.class_body import class_node, local_nodes, method_node
 from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.refs import Ref
 from ..analysis.resolve import ClassEntity, InstanceEntity, Resolver
-from ..analysis.sources import SourceError, parse_source, read_source
+from ..analysis.sources import SourceError
 
 MIXIN = "EagleModelMixin"  # vLLM's decoder mixin that collects the aux hidden states
 SETTER = "set_aux_hidden_state_layers"
@@ -106,7 +105,7 @@ def _marked(resolver: Resolver, wrapper: ClassEntity, path: tuple[str, ...]) -> 
     if owner is None:
         return False
     try:
-        tree = parse_source(read_source(Path(owner.path)))
+        tree = resolver.project.tree(owner.path)
     except SourceError:
         return False
     node = class_node(tree, owner.qualname)
@@ -159,7 +158,7 @@ def decoder_without_capture(resolver: Resolver, lm: ClassEntity) -> tuple[ClassE
         if member is None or member.owner.qualname == MIXIN or member.function is None:
             continue
         try:
-            tree = parse_source(read_source(Path(member.owner.path)))
+            tree = resolver.project.tree(member.owner.path)
         except SourceError:
             continue
         cls = class_node(tree, member.owner.qualname)

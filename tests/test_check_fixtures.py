@@ -6,6 +6,7 @@ A fixture checked with other interface packs than the default names them near it
 top: `interfaces: all` or `interfaces: eagle3,dflash`.
 """
 
+import os
 import re
 from functools import cache
 from pathlib import Path
@@ -151,3 +152,11 @@ def test_file_whose_only_assignment_is_a_tuple_target_is_checked(tmp_path):
     found = check_files(sorted(models.glob("*.py")), CheckOptions(tuple(select_interfaces(None)))).findings
     assert {(f.class_name, f.method) for f in found} == {
         ("TupleTargetWrapper", m) for m in ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head")}
+
+
+def test_findings_hold_absolute_paths(findings):
+    """The output stage makes paths relative to the directory it runs in; a finding (which
+    the cache keeps across directories) holds them absolute."""
+    assert findings
+    assert all(os.path.isabs(f.path) and (f.wrapped_path is None or os.path.isabs(f.wrapped_path))
+               for f in findings)

@@ -73,7 +73,7 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     raws: dict[Path, bytes] = {}
     for path in tree_files(changed_set):
         try:
-            raws[path] = project.raw(path)
+            raws[path] = project.source(path).raw  # decoded, as before: a file that cannot be is left out
         except SourceError:
             continue
     packs = tuple(select_interfaces(None))

@@ -120,7 +120,8 @@ def run_lint(paths: list[Path], finder: SettingsFinder, project: Project, progre
     if project.cache is not None:
         project.cache.trim()
     if not result.files_checked and result.findings and all(f.code == INTERNAL_ERROR for f in result.findings):
-        raise UsageProblem("nothing to check: " + "; ".join(f"{f.path}: {f.message}" for f in result.findings))
+        raise UsageProblem("nothing to check: " + "; ".join(f"{display_path(f.path)}: {f.message}"
+                                                            for f in result.findings))
     return result
 
 

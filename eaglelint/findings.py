@@ -17,6 +17,10 @@ INTERNAL_ERROR = "EGL999"  # a file or class eaglelint could not check; the run 
 
 @dataclass(frozen=True)
 class Finding:
+    """One gap. `path` and `wrapped_path` are absolute: a finding (and the cache that keeps
+    it) does not depend on the directory eaglelint ran in; the output stage shows them
+    with `display_path`."""
+
     path: str
     line: int
     column: int
@@ -53,11 +57,12 @@ class CheckResult:
 
 
 def display_path(path: str | Path) -> str:
-    """Relative to the working directory when inside it: what editors and CI link."""
+    """Relative to the working directory when inside it: what editors and CI link.
+    Called by the output stages only (report, junit, fix messages), when they write."""
     path = os.path.abspath(path)
     rel = os.path.relpath(path)
     return path if rel.startswith("..") else rel
 
 
 def file_error(path: Path, reason: str) -> Finding:
-    return Finding(display_path(path), 1, 1, INTERNAL_ERROR, f"cannot check {Path(path).name}: {reason}")
+    return Finding(os.path.abspath(path), 1, 1, INTERNAL_ERROR, f"cannot check {Path(path).name}: {reason}")

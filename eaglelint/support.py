@@ -26,7 +26,7 @@ from .checks.owner import CODE as OWNER_CODE
 from .checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
 from .checks.owner import chooses_decoder
 from .checks.run import DEFAULT_WRAPPER_ATTRS, CheckOptions, check_files
-from .findings import Finding, display_path
+from .findings import Finding
 from .packs import Interface, InterfaceMethod, load_codes
 
 SUPPORTED = "supported"
@@ -40,7 +40,7 @@ DELEGATION_CODES = (SEVERITY_BY_CALLED_ON["target"], OPTIONAL_CODE)
 
 @dataclass(frozen=True)
 class Row:
-    path: str
+    path: str  # absolute: support_cmd shows it relative to the working directory
     entry: str  # the EntryClass entry
     pack: str
     status: str
@@ -62,7 +62,8 @@ def support_matrix(paths: list[Path], packs: list[Interface], project: Project |
         for name in mod.entry_classes if mod else ():
             entries = [e for e in resolver.lookup(mod.path, name.split(".")[0]) if isinstance(e, ClassEntity)]
             if not entries or "." in name:
-                rows += [Row(display_path(path), name, p.name, UNKNOWN, "the entry cannot be resolved") for p in packs]
+                unknown = "the entry cannot be resolved"
+                rows += [Row(os.path.abspath(path), name, p.name, UNKNOWN, unknown) for p in packs]
                 continue
             for entry in entries:
                 if entry not in seen:
@@ -91,7 +92,7 @@ class _Judge:
 
     def row(self, entry: ClassEntity, pack: Interface) -> Row:
         status, detail = self.verdict(entry, pack)
-        return Row(display_path(entry.path), entry.qualname, pack.name, status, detail)
+        return Row(os.path.abspath(entry.path), entry.qualname, pack.name, status, detail)
 
     def verdict(self, entry: ClassEntity, pack: Interface) -> tuple[str, str]:
         if is_draft(entry):

@@ -15,6 +15,7 @@ import click
 
 from .cli_options import target_paths
 from .config import split_flag
+from .findings import display_path
 from .packs import RulesError, select_interfaces
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ COLUMNS = ("file", "class", "pack", "status", "detail")
 
 
 def _cells(row: Row) -> tuple[str, ...]:
-    return (row.path, row.entry, row.pack, row.status, row.detail)
+    return (display_path(row.path), row.entry, row.pack, row.status, row.detail)
 
 
 def write_markdown(rows: list[Row], out) -> None:
@@ -85,8 +86,8 @@ def support_cmd(paths, interface, output_format):
 
     rows = support_matrix(list(paths), packs)
     if output_format == "json":
-        json.dump([{"path": r.path, "class": r.entry, "pack": r.pack, "status": r.status, "detail": r.detail}
-                   for r in rows], sys.stdout, indent=2)
+        json.dump([{"path": display_path(r.path), "class": r.entry, "pack": r.pack, "status": r.status,
+                    "detail": r.detail} for r in rows], sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif output_format == "markdown":
         write_markdown(rows, sys.stdout)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from .analysis.directives import FILE_DIRECTIVE, NOQA, DirectiveScan, scan_directives
 from .analysis.sources import SourceError, read_source
-from .findings import Finding, display_path
+from .findings import Finding
 from .packs import load_codes
 
 if TYPE_CHECKING:
@@ -89,19 +89,19 @@ def scan(path: Path, limit: int | None = None, project: Project | None = None) -
     A file larger than `limit` (max-file-size) is not read: it has none. With a project
     whose run read the file, the directives come from the cache by the digest of those
     bytes, and the file is not read again."""
-    shown = display_path(path)
+    shown = os.path.abspath(path)  # a finding's path: shown relative by the output stage
     cache = project.cache if project is not None else None
     digest = project.digests.get(Path(os.path.abspath(path))) if project is not None else None
     key = cache.derived_key("directives", digest) if cache is not None and digest else None
     found = cache.get(key) if cache is not None and key else None
     if isinstance(found, DirectiveScan):
         return FileSuppressions.of(shown, found)
-    try:
-        src = read_source(path, limit)
+    try:  # through the project, the owner of file bytes, when there is one: read once, guarded
+        src = project.source(path) if project is not None else read_source(path, limit)
     except SourceError:
         return FileSuppressions()
     found = scan_directives(src.raw, src.text)
-    if cache is not None and project is not None and not project.changed_since_read(path, src.raw):
+    if cache is not None and project is not None:
         cache.put(cache.derived_key("directives", project.note_read(path, src.raw)), found)
     return FileSuppressions.of(shown, found)
 
@@ -115,7 +115,7 @@ class Suppressor:
         self._project = project  # the run's: its digests find each file's directives in the cache
 
     def file(self, path: str | Path) -> FileSuppressions:
-        key = display_path(path)
+        key = os.path.abspath(path)
         if key not in self._files:
             self._files[key] = scan(Path(path), self._limit, self._project)
         return self._files[key]

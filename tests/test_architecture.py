@@ -164,3 +164,53 @@ def test_every_code_is_expected_by_a_fixture():
     expected = {code for path in FIXTURES.rglob("*.py") for line in path.read_text(errors="replace").splitlines()
                 if "# expect:" in line for code in CODE.findall(line.split("# expect:", 1)[1])}
     assert set(load_codes()) - expected == set()
+
+
+# The calls that read or parse a file. Outside analysis/sources.py (the guarded reader) and
+# analysis/project.py (the one owner of a scanned file's bytes and trees), a module may make
+# one only for a file that is not a scanned source, or while its move onto Project is pending.
+READERS = {"read_bytes", "read_source", "read_text", "parse_source", "open"}
+READS_ALLOWED: dict[str, set[str]] = {
+    "eaglelint.analysis.sources": {"read_bytes", "open"},  # the guarded reader itself (os.open)
+    "eaglelint.analysis.project": {"read_bytes", "parse_source"},  # the owner: reads and parses, once
+    "eaglelint.analysis.cache": {"read_bytes", "open"},  # cache entries, and eaglelint's own code for its tag
+    "eaglelint.analysis.roles": {"read_source"},  # SGLang's configs/model_config.py: engine config (see docstring)
+    "eaglelint.drift.scan": {"read_source", "parse_source"},  # SGLang's engine files, not the checked tree
+    "eaglelint.drift.compare": {"read_source", "parse_source"},  # sglang/_version.py: engine metadata
+    "eaglelint.config": {"read_text"},  # .eaglelint.toml / pyproject.toml
+    "eaglelint.packs": {"read_text"},  # rules/*.toml shipped with eaglelint
+    "eaglelint.baseline": {"read_text"},  # the baseline JSON
+    "eaglelint.output.formats": {"open"},  # --output-file, written
+    "eaglelint.pylint_plugin": {"open"},  # pylint's checker hook `self.open()`, no file
+    # not yet on Project (issue 14: the fix stage moves onto it, and suppressions.py with it);
+    # fix/plan.py also re-reads a file just before writing it, to refuse one changed since
+    "eaglelint.suppressions": {"read_source"},
+    "eaglelint.fix.plan": {"read_source", "parse_source", "read_bytes"},
+    "eaglelint.fix.owner": {"read_source", "parse_source"},
+    "eaglelint.fix.marker": {"read_source", "parse_source"},
+    "eaglelint.fix.noqa": {"read_source"},
+}
+
+
+def reader_calls(path: Path) -> set[str]:
+    """Names of the file-reading calls in a module: `read_source(...)`, `p.read_bytes()`, `open(...)`."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            if name in READERS:
+                out.add(name)
+    return out
+
+
+def test_only_the_project_reads_scanned_files():
+    """Every read of a scanned file goes through analysis/project.py's Project (read once,
+    through the FIFO and size guard, digest noted, parsed once): a module that reads or
+    parses a file itself fails here, unless the allow-list above says why it may."""
+    found = {module_name(p): reader_calls(p) for p in sorted(PACKAGE.rglob("*.py"))}
+    unexpected = {m: sorted(calls - READS_ALLOWED.get(m, set())) for m, calls in found.items()
+                  if calls - READS_ALLOWED.get(m, set())}
+    assert not unexpected, f"read through analysis.project.Project instead: {unexpected}"
+    stale = {m: sorted(names - found.get(m, set())) for m, names in READS_ALLOWED.items()
+             if names - found.get(m, set())}
+    assert not stale, f"allowed reads no longer made (remove them from READS_ALLOWED): {stale}"

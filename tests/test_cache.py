@@ -127,3 +127,38 @@ def test_a_dependency_replaced_by_a_fifo_does_not_block_the_warm_run(tmp_path):
     again = subprocess.run(args, capture_output=True, text=True, timeout=120)  # blocked forever before
     assert "Traceback" not in again.stderr
     assert "get_embed_and_head" not in {r["method"] for r in json.loads(again.stdout)}
+
+
+def test_a_run_from_another_directory_is_a_cache_hit_and_shows_its_own_paths(tmp_path):
+    """Findings hold absolute paths, so the working directory is not part of the run key:
+    the same tree checked from a second directory comes from the cache (no entry is added,
+    where a miss writes the run's result), and each run shows paths relative to its own."""
+    models = tmp_path / "proj" / "sglang" / "srt" / "models"
+    models.mkdir(parents=True)
+    (models / "lm.py").write_text("class LM:\n    def get_embed_and_head(self):\n        return 1\n")
+    (models / "wrapper.py").write_text(
+        "from .lm import LM\n\n\nclass W:\n    def __init__(self):\n        self.language_model = LM()\n")
+    cache_dir = tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": str(FIXTURES.parent)}
+
+    def check(cwd: Path, target: str, output_format: str = "json") -> str:
+        done = subprocess.run([sys.executable, "-m", "eaglelint", "check", "--cache-dir", str(cache_dir),
+                               "--output-format", output_format, target], capture_output=True, text=True,
+                              env=env, cwd=cwd, timeout=120)
+        assert done.returncode == 1, done.stderr
+        return done.stdout
+
+    def entries() -> set[Path]:
+        return {p for p in cache_dir.rglob("*") if p.is_file()}
+
+    first = json.loads(check(tmp_path / "proj", "sglang"))
+    cold = entries()
+    second = json.loads(check(tmp_path / "proj" / "sglang" / "srt", "models"))
+    assert entries() == cold  # a miss would have written this run's result
+    assert [(r["path"], r["wrapped_path"], r["method"]) for r in first] == [
+        ("sglang/srt/models/wrapper.py", "sglang/srt/models/lm.py", "get_embed_and_head")]
+    assert [(r["path"], r["wrapped_path"], r["method"]) for r in second] == [
+        ("models/wrapper.py", "models/lm.py", "get_embed_and_head")]
+    concise = check(tmp_path / "proj" / "sglang", "srt/models", "concise")
+    assert entries() == cold
+    assert concise.startswith("srt/models/wrapper.py:4:1: ")

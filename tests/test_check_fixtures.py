@@ -6,6 +6,7 @@ A fixture checked with other interface packs than the default names them near it
 top: `interfaces: all` or `interfaces: eagle3,dflash`.
 """
 
+import os
 import re
 from functools import cache
 from pathlib import Path
@@ -15,7 +16,7 @@ from conftest import FIXTURES
 
 from eaglelint.analysis.discover import discover
 from eaglelint.checks.run import CheckOptions, check_files
-from eaglelint.packs import select_interfaces
+from eaglelint.packs import load_codes, select_interfaces
 
 TREE = FIXTURES / "check"
 FILES = sorted(TREE.rglob("*.py"))
@@ -64,6 +65,18 @@ def test_fixture_findings_match_inline_expectations(path):
     found = {(f.line, f.code, f.method) for f in findings_with(packs_of(path), attrs_of(path))
              if Path(f.path).resolve() == path.resolve()}
     assert found == expected(path)
+
+
+def test_every_rule_code_has_a_fixture_named_after_it_that_expects_it():
+    """Adding a rule is one check module, one codes.toml entry and one fixture named
+    `<CODE>_<pattern>.py` in a tree an inline-expectation runner reads (this file's for
+    fixtures/check, test_suppressions' for fixtures/suppressions). No code is exempt:
+    EGL999 (an unreadable file) and EGL900 (an unused suppression) have fixtures too."""
+    trees = (TREE, FIXTURES / "suppressions")
+    for code in load_codes():
+        named = [p for tree in trees for p in sorted(tree.rglob(f"{code}_*.py"))]
+        assert named, f"no fixture named {code}_*.py under fixtures/check or fixtures/suppressions"
+        assert any(code in {c for _, c, _ in expected(p)} for p in named), f"{named[0].name} never expects {code}"
 
 
 def test_fixture_tree_has_positive_and_negative_cases():
@@ -139,3 +152,11 @@ def test_file_whose_only_assignment_is_a_tuple_target_is_checked(tmp_path):
     found = check_files(sorted(models.glob("*.py")), CheckOptions(tuple(select_interfaces(None)))).findings
     assert {(f.class_name, f.method) for f in found} == {
         ("TupleTargetWrapper", m) for m in ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head")}
+
+
+def test_findings_hold_absolute_paths(findings):
+    """The output stage makes paths relative to the directory it runs in; a finding (which
+    the cache keeps across directories) holds them absolute."""
+    assert findings
+    assert all(os.path.isabs(f.path) and (f.wrapped_path is None or os.path.isabs(f.wrapped_path))
+               for f in findings)

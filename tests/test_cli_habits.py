@@ -56,7 +56,7 @@ def test_info_findings_do_not_fail_a_run_unless_fail_on_names_them(fork):
 
 
 def test_interface_all_in_check_fix_and_config(fork):
-    path = CHECK / "wrapper_pp_properties.py"
+    path = CHECK / "EGL003_pp_properties.py"
     found = codes(json_check("--interface", "all", path))
     assert "EGL003" in found and "EGL001" in found
     assert codes(json_check(path)) == []  # the default pack (EAGLE-3) has nothing to say here

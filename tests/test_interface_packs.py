@@ -1,11 +1,16 @@
 """The interface packs as data: every entry documented, packs selectable in any combination."""
 
+import json
 import re
+import subprocess
+import sys
 
 import pytest
 from conftest import FIXTURES
+from test_check_fixtures import FILES, expected, packs_of
 
 from eaglelint.analysis.discover import discover
+from eaglelint.checks.marker_scan import CODE as MARKER_CODE
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import RulesError, load_interfaces, select_interfaces
 
@@ -26,14 +31,32 @@ def test_every_sglang_entry_says_since_when_and_links_its_call_site(member):
     assert member.call_site.startswith("sglang/srt/") and member.why
 
 
-def test_the_packs_the_issue_asks_for_exist_with_their_members():
-    packs = load_interfaces()
-    assert {m.name for m in packs["eagle"].methods} == {"get_embed_and_head", "set_embed_and_head"}
-    assert {"set_dflash_layers_to_capture", "set_dspark_layers_to_capture"} <= {m.name for m in packs["dflash"].methods}
-    assert [m.name for m in packs["draft_embedding"].methods] == ["get_embed_and_head_for_draft"]
-    assert {(m.name, m.kind) for m in packs["pipeline_parallel"].methods} == {("start_layer", "property"),
-                                                                              ("end_layer", "property")}
-    assert [i.name for i in select_interfaces(None)] == ["eagle3"]
+def test_every_pack_member_is_expected_by_a_fixture_checked_with_its_pack():
+    """Adding an interface member is the pack TOML and one fixture: each member of each
+    pack, read from the TOML, must be expected (`# expect: CODE[member]`) by a fixture that
+    is checked with that pack selected; a marker pack (vLLM) by a fixture expecting the
+    marker finding. Nothing about the packs is restated here."""
+    covered: set[tuple[str, str]] = set()
+    for path in FILES:
+        packs = packs_of(path)
+        for interface in select_interfaces(packs.split(",") if packs else None):
+            covered |= {(interface.name, method or code) for _, code, method in expected(path)}
+    for pack in load_interfaces().values():
+        wanted = [MARKER_CODE] if pack.marker else [m.name for m in pack.methods]
+        missing = [name for name in wanted if (pack.name, name) not in covered]
+        assert wanted and not missing, f"pack {pack.name}: no fixture checked with it expects {missing}"
+    assert [i.name for i in select_interfaces(None)] == [p.name for p in load_interfaces().values() if p.default]
+
+
+def test_a_pack_without_draft_side_members_checks_alone(tmp_path):
+    """dflash has no member the engine calls on a draft: the dependents scan once fell back
+    to the default packs' draft members for it and stopped with a KeyError."""
+    done = subprocess.run([sys.executable, "-m", "eaglelint", "check", "--no-cache", "--interface", "dflash",
+                           "--output-format", "json", str(MODELS / "pack_dflash.py")],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert "internal error" not in done.stderr and done.returncode == 1, done.stderr
+    assert {(r["code"], r["method"]) for r in json.loads(done.stdout)} == {
+        (code, method) for _, code, method in expected(MODELS / "pack_dflash.py")}
 
 
 def test_select_several_packs_all_and_unknown():

@@ -72,21 +72,21 @@ def test_inherited_gap_names_the_registered_subclass():
 def test_fix_writes_the_siblings_members_and_the_aux_path(tmp_path):
     shutil.copytree(FIXTURES / "check" / "sglang", tmp_path / "sglang")
     models = tmp_path / "sglang" / "srt" / "models"
-    owner = models / "owner_capture_decoder.py"
+    owner = models / "EGL040_owner_capture_decoder.py"
     first = eaglelint("fix", "--write", "--select", "EGL040", models)
     assert first.returncode == 0, first.stderr
-    assert owner.read_text() == (FIXTURES / "owner_fix" / "owner_capture_decoder.py.expected").read_text()
+    assert owner.read_text() == (FIXTURES / "owner_fix" / "EGL040_owner_capture_decoder.py.expected").read_text()
     assert not codes_of(check(models), OWNER)
     assert aux_problems(owner, OWNER) == []  # EGL020-EGL023 hold after the fix
     second = eaglelint("fix", "--write", "--select", "EGL040", models)
     assert "Added 0 methods" in second.stdout
-    assert (models / "owner_no_sibling.py").read_bytes() == (
-        FIXTURES / "check/sglang/srt/models/owner_no_sibling.py").read_bytes()
+    assert (models / "EGL041_owner_no_sibling.py").read_bytes() == (
+        FIXTURES / "check/sglang/srt/models/EGL041_owner_no_sibling.py").read_bytes()
 
 
 def test_aux_rules_would_flag_the_owner_without_the_forward_change(tmp_path):
     """The forward edits are what make EGL020-EGL023 hold, not an accident of the checker."""
-    expected = (FIXTURES / "owner_fix" / "owner_capture_decoder.py.expected").read_text()
+    expected = (FIXTURES / "owner_fix" / "EGL040_owner_capture_decoder.py.expected").read_text()
     only_members = expected.replace("        self.capture_aux_hidden_states = False\n", "")
     path = tmp_path / "models" / "owner.py"
     path.parent.mkdir()

@@ -77,9 +77,9 @@ def test_same_findings_as_eaglelint_check_on_the_fixture_tree(check_tree, check_
 
 
 def test_a_file_that_cannot_be_parsed_is_pylints_own_syntax_error(check_tree_messages):
-    broken = [m for m in check_tree_messages if Path(m["path"]).name == "broken_syntax.py"]
+    broken = [m for m in check_tree_messages if Path(m["path"]).name == "EGL999_broken_syntax.py"]
     assert [m["symbol"] for m in broken] == ["syntax-error"]
-    assert {f[3] for f in eaglelint_found(CHECK / "broken_syntax.py")} == {"EGL999"}
+    assert {f[3] for f in eaglelint_found(CHECK / "EGL999_broken_syntax.py")} == {"EGL999"}
 
 
 def test_suppressions_and_config_are_honoured_as_by_the_cli(tmp_path):

@@ -4,6 +4,7 @@ its three output formats, and real releases, rows checked by hand against SGLang
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
@@ -63,6 +64,8 @@ def test_output_formats():
     assert as_json.returncode == 0, as_json.stderr
     rows = json.loads(as_json.stdout)
     assert set(rows[0]) == {"path", "class", "pack", "status", "detail"}
+    # rows keep absolute paths; the command shows them relative to where it runs (the repository)
+    assert {Path(r["path"]).parts[:2] for r in rows} == {("fixtures", "check")}
     markdown = eaglelint("support", TREE, "--output-format", "markdown")
     lines = markdown.stdout.splitlines()
     assert lines[0] == "| file | class | pack | status | detail |" and len(lines) == len(rows) + 2

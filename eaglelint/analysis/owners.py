@@ -24,7 +24,7 @@ from pathlib import Path
 from .exprs import expression_refs
 from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
-from .sources import SourceError, parse_source, read_source, split_lines
+from .sources import SourceError, split_lines
 
 CAPTURE_HOOK = "set_eagle3_layers_to_capture"
 OWNER_MEMBERS = (CAPTURE_HOOK, "get_embed_and_head")  # what an owner writes itself, in this order
@@ -141,7 +141,7 @@ class OwnerAnalysis:
     def lines(self, path: str) -> list[str] | None:
         if path not in self._lines:
             try:
-                self._lines[path] = split_lines(read_source(Path(path)).text)
+                self._lines[path] = split_lines(self.resolver.project.source(path).text)
             except SourceError:
                 self._lines[path] = None
         return self._lines[path]
@@ -173,7 +173,7 @@ class OwnerAnalysis:
             tree = ast.parse(textwrap.dedent("".join(chunk)))
         except (SyntaxError, ValueError, RecursionError):
             try:  # e.g. a string literal less indented than the method: parse the file
-                tree = parse_source(read_source(Path(cls.path)))
+                tree = self.resolver.project.tree(cls.path)  # shared: only read below
             except (SourceError, RecursionError):
                 return None, None
             tree = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)

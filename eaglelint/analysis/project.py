@@ -1,5 +1,11 @@
 """The module index: where an import points on disk, and each module's summary, parsed lazily.
 
+It is also the one owner of a scanned file's bytes: every stage that reads a file of the
+tree asks it (`raw`, `source`, `tree`, `summary`), so each file is read once, through
+the FIFO and size guard of `sources.read_bytes`, its digest is noted for the cache, and
+its syntax tree is parsed once. `tests/test_architecture.py` keeps other modules from
+reading source files themselves.
+
 Why on disk and not through importlib: eaglelint never imports scanned code, and
 SGLang's `sglang/srt` is a namespace package (no `__init__.py`), so the import root
 is found by searching upward from the importing file for the directory that holds
@@ -13,17 +19,20 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from .cache import SummaryCache
-from .sources import DEFAULT_MAX_FILE_SIZE, SourceError, decode_source, parse_source, read_bytes
+from .sources import DEFAULT_MAX_FILE_SIZE, Source, SourceError, decode_source, parse_source, read_bytes
 
 if TYPE_CHECKING:  # the summariser is imported by the first file summarised, not by a warm run
+    import ast
+
     from .summary import ModuleSummary
 
 INTERNAL = "internal error: "
 MIN_PARALLEL = 8  # fewer files than this to summarise are done here: starting workers costs more
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import|import[ \t]+([\w.]+))", re.MULTILINE)
+T = TypeVar("T")
 
 
 def internal_error(exc: Exception) -> str:
@@ -73,6 +82,47 @@ class Project:
         self.digests: dict[Path, str] = {}
         self._lookups: dict[tuple[Path, str], Path | None] = {}
         self.parsed: list[Path] = []
+        # what raw/source/tree read, decoded or parsed, each once; a failure is kept as its reason
+        self._raws: dict[Path, bytes | str] = {}
+        self._sources: dict[Path, Source | str] = {}
+        self._trees: dict[Path, ast.Module | str] = {}
+
+    # -- file contents: the one place a scanned file is read ---------------
+    def raw(self, path: str | Path) -> bytes:
+        """A file's bytes, read once through the FIFO and size guard (max-file-size), its
+        digest noted (`digests`); SourceError (the reason) when it cannot be read."""
+        path = Path(os.path.abspath(path))
+        if path not in self._raws:
+            try:
+                raw = read_bytes(path, self.max_file_size)
+            except SourceError as exc:
+                self._raws[path] = str(exc)
+            else:
+                self.note_read(path, raw)
+                self._raws[path] = raw
+        return _value(self._raws[path])
+
+    def source(self, path: str | Path) -> Source:
+        """The file decoded (PEP 263 coding line, BOM, newlines kept), once; SourceError if it
+        cannot be read or decoded."""
+        path = Path(os.path.abspath(path))
+        if path not in self._sources:
+            try:
+                self._sources[path] = decode_source(path, self.raw(path))
+            except SourceError as exc:
+                self._sources[path] = str(exc)
+        return _value(self._sources[path])
+
+    def tree(self, path: str | Path) -> ast.Module:
+        """The file's syntax tree, parsed once and shared by every rule that needs more than
+        the summary: do not change it. SourceError (syntax error, too deeply nested) if none."""
+        path = Path(os.path.abspath(path))
+        if path not in self._trees:
+            try:
+                self._trees[path] = parse_source(self.source(path))
+            except SourceError as exc:
+                self._trees[path] = str(exc)
+        return _value(self._trees[path])
 
     def note_read(self, path: Path, raw: bytes) -> str:
         key = SummaryCache.key(raw)
@@ -99,7 +149,7 @@ class Project:
               entry: bytes | None = None):
         if raw is None:
             try:
-                raw = read_bytes(path, self.max_file_size)
+                raw = self.raw(path)
             except SourceError as exc:
                 self.errors[path] = str(exc)
                 return None
@@ -206,6 +256,13 @@ class Project:
         if not directory.is_dir():
             return None
         return _locate(directory, [name])
+
+
+def _value(kept: T | str) -> T:
+    """What raw/source/tree kept: the value, or the reason it could not be had, raised."""
+    if isinstance(kept, str):
+        raise SourceError(kept)
+    return kept
 
 
 def _locate(base: Path, parts: list[str]) -> Path | None:

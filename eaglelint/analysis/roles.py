@@ -6,6 +6,11 @@ decides the role, so it is read from there: `configs/model_config.py` rewrites t
 target's architecture for the draft (`self.hf_config.architectures[0] =
 "Qwen3MoeForCausalLMMTP"` when is_draft_model), and EAGLE/EAGLE-3/DFlash draft
 checkpoints name draft classes that SGLang names by their role.
+
+`configs/model_config.py` is read here, once per tree, not through analysis/project.py:
+it is the engine's configuration code, read for string literals, never summarised,
+checked or written, and the role test is asked with a class name and a path alone
+(the bytes index in checks/held.py asks before any Project summary exists).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from .entities import ClassEntity, Entity, InstanceEntity, ModuleEntity, Unknown
 from .project import Project
 from .refs import Ref
-from .sources import SourceError, parse_source, read_source
+from .sources import SourceError
 
 if TYPE_CHECKING:  # the resolver hands references here; only its type is needed
     from .resolve import Resolver
@@ -53,13 +53,13 @@ def registry_for(project: Project, path: str) -> Registry | None:
         return None
     known = _registries.setdefault(project, {})
     if location not in known:
-        known[location] = _read(location)
+        known[location] = _read(project, location)
     return known[location]
 
 
-def _read(path: Path) -> Registry | None:
+def _read(project: Project, path: Path) -> Registry | None:
     try:
-        tree = parse_source(read_source(path))
+        tree = project.tree(path)
     except SourceError:
         return None
     tables: dict[str, dict[str, tuple[str, str]]] = {}

@@ -16,6 +16,7 @@ aux hidden states, or the logits processor gets a tuple.
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass
 
 from ..analysis.class_body import local_nodes
@@ -24,7 +25,7 @@ from ..analysis.presence import forwards_some, has_member
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft
 from ..analysis.wrappers import is_component, wrapped_candidates
-from ..findings import Finding, display_path
+from ..findings import Finding
 from .context import WRAPPERS, Context, wrappers
 
 FLAG = "capture_aux_hidden_states"
@@ -54,7 +55,7 @@ def check(context: Context, wrapper: ClassEntity) -> list[Finding]:
     if forwards_some(resolver, wrapper, attr, list(hooks)) or is_component(mod, info) or is_draft(wrapper):
         return []  # the engine captures aux hidden states on the target only
     classes, _ = wrapped_candidates(resolver, wrapper, attr)
-    return [Finding(display_path(wrapper.path), p.line, p.column, p.code, p.message,
+    return [Finding(os.path.abspath(wrapper.path), p.line, p.column, p.code, p.message,
                     class_name=info.name, wrapper_attribute=attr,
                     wrapped_class=classes[0].qualname if classes else None,
                     entry_class=info.name in mod.entry_classes)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..packs import Interface, InterfaceMethod
@@ -27,7 +28,7 @@ class Context:
     methods: list[InterfaceMethod]  # one entry per member name of the selected SGLang packs
     interfaces: tuple[Interface, ...]
     wrappers: dict[ClassEntity, str]  # wrapper class -> the attribute that holds its model
-    held_names: tuple[str, ...] = ("language_model",)  # attributes that make a wrapper by name
+    held_names: tuple[str, ...] = DEFAULT_WRAPPER_ATTRS  # attributes that make a wrapper by name
     resolver: Resolver = field(init=False)
     memos: dict[str, Any] = field(init=False)
 

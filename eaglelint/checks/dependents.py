@@ -28,7 +28,7 @@ from ..analysis.discover import tree_files
 from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
-from ..analysis.sources import SourceError, read_source
+from ..analysis.sources import SourceError
 from ..analysis.wrappers import wrapped_candidates
 from ..packs import pack_members, select_interfaces
 from .held import HeldIndex, held_wrapper
@@ -73,12 +73,14 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     raws: dict[Path, bytes] = {}
     for path in tree_files(changed_set):
         try:
-            raws[path] = read_source(path, project.max_file_size).raw
+            raws[path] = project.source(path).raw  # decoded, as before: a file that cannot be is left out
         except SourceError:
             continue
     packs = tuple(select_interfaces(None))
     members = members or pack_members(packs)
-    held = None if wrapper_attrs else HeldIndex(raws, members, draft_members or pack_members(packs, "draft"))
+    if draft_members is None:  # given and empty (a pack with no draft-side member): none, not the defaults
+        draft_members = pack_members(packs, "draft")
+    held = None if wrapper_attrs else HeldIndex(raws, members, draft_members)
     resolver = Resolver(project)
     out: list[Dependent] = []
     for path in sorted(_reaching(changed_set, raws) if prefilter else raws):

@@ -30,7 +30,7 @@ from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft_name
-from ..analysis.sources import SourceError, read_bytes
+from ..analysis.sources import SourceError
 from ..analysis.summary import ClassInfo
 from ..analysis.wrappers import wrapped_candidates
 from .owner import ClassIndex
@@ -185,8 +185,7 @@ def tree_raws(project: Project, raws: dict[Path, bytes]) -> dict[Path, bytes]:
     for path in tree_files(given):
         if path not in given:
             try:
-                out[path] = read_bytes(path, project.max_file_size)
+                out[path] = project.raw(path)
             except SourceError:
                 continue
-            project.note_read(path, out[path])
     return out

@@ -21,17 +21,16 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..analysis.class_body import class_node, local_nodes, method_node
+from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.refs import Ref
 from ..analysis.resolve import ClassEntity, InstanceEntity, Resolver
-from ..analysis.sources import SourceError, parse_source, read_source
+from ..analysis.sources import SourceError
 
 MIXIN = "EagleModelMixin"  # vLLM's decoder mixin that collects the aux hidden states
 SETTER = "set_aux_hidden_state_layers"
 DEFAULT_LAYERS = "get_eagle3_default_aux_hidden_state_layers"
-DEFAULT_HOLDER = "language_model"  # the attribute the protocol's defaults fall back to
 LANGUAGE_MODEL_GETTER = "get_language_model"  # SupportsMultiModal's, which the defaults try first
 
 
@@ -81,7 +80,7 @@ def delegations(resolver: Resolver, wrapper: ClassEntity, held: Held, lm: ClassE
     language model does: the language model defines its own (DeepseekV2ForCausalLM sets
     `self.model.aux_hidden_state_layers`; the default would assert on its decoder), or
     the default cannot reach it (it tries `get_language_model()`, then `self.language_model`)."""
-    reachable = held.path == (DEFAULT_HOLDER,) or (
+    reachable = held.path == (DEFAULT_HELD_ATTR,) or (  # the attribute the protocol's defaults fall back to
         resolver.find_member(wrapper, LANGUAGE_MODEL_GETTER) is not None
         and _marked(resolver, wrapper, held.path))
     out = []
@@ -106,7 +105,7 @@ def _marked(resolver: Resolver, wrapper: ClassEntity, path: tuple[str, ...]) -> 
     if owner is None:
         return False
     try:
-        tree = parse_source(read_source(Path(owner.path)))
+        tree = resolver.project.tree(owner.path)
     except SourceError:
         return False
     node = class_node(tree, owner.qualname)
@@ -159,7 +158,7 @@ def decoder_without_capture(resolver: Resolver, lm: ClassEntity) -> tuple[ClassE
         if member is None or member.owner.qualname == MIXIN or member.function is None:
             continue
         try:
-            tree = parse_source(read_source(Path(member.owner.path)))
+            tree = resolver.project.tree(member.owner.path)
         except SourceError:
             continue
         cls = class_node(tree, member.owner.qualname)

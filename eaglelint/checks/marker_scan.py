@@ -18,15 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.vllm_registry import registry_for, served
 from ..analysis.wrappers import wrapped_candidates
-from ..findings import Finding, display_path
+from ..findings import Finding
 from ..packs import Interface
 from .context import Context
 from .marker import (
-    DEFAULT_HOLDER,
     Held,
     decoder_problem,
     delegations,
@@ -58,7 +58,7 @@ class Scan:
     project: Project
     raws: dict[Path, bytes]
     marker: str
-    wrapper_attrs: tuple[str, ...] = (DEFAULT_HOLDER,)
+    wrapper_attrs: tuple[str, ...] = DEFAULT_WRAPPER_ATTRS
     _held: dict = field(default_factory=dict)
     _served: dict = field(default_factory=dict)
 
@@ -200,7 +200,7 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
     also = f"; inherited by {', '.join(labels)}" if labels else ""
     common: dict[str, Any] = dict(class_name=info.name, interface=iface.name, wrapper_attribute=held.attr,
                   entry_class=served is not None, subclasses=tuple(labels))
-    where = display_path(cls.path), info.line, info.column
+    where = os.path.abspath(cls.path), info.line, info.column
     plan = scan.plan(cls)
     if plan is None:
         if not held.reasons:
@@ -220,7 +220,7 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
                         f"{info.name} does not list {iface.marker}, but neither would it work with it: its "
                         f"self.{held.attr} ({lm}) lists it while its decoder {decoder.qualname} "
                         f"({Path(decoder.path).name}:{line}) {why}; fix the decoder first{also}",
-                        wrapped_class=plan.lm.qualname, wrapped_path=display_path(decoder.path),
+                        wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(decoder.path),
                         wrapped_line=line, provider_class=decoder.qualname, **common)]
     forward = ""
     if plan.delegate:
@@ -230,7 +230,7 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
                     f"{info.name} does not list {iface.marker} in its bases, while its self.{held.attr} ({lm}) "
                     f"does; vLLM's supports_eagle3() refuses the wrapper for EAGLE-3. Add {iface.marker} to its "
                     f"bases{forward} (eaglelint fix){also}",
-                    wrapped_class=plan.lm.qualname, wrapped_path=display_path(lister.path),
+                    wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(lister.path),
                     wrapped_line=resolver.info(lister).line, provider_class=lister.qualname,
                     fix_refusal=_header_refusal(info), **common)]
 

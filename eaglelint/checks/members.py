@@ -10,6 +10,7 @@ inherits the base's gaps and is named in the base's finding.
 from __future__ import annotations
 
 import builtins
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
 from ..analysis.roles import is_draft
 from ..analysis.summary import free_names_of_text
 from ..analysis.wrappers import is_component, wrapped_candidates
-from ..findings import Finding, display_path
+from ..findings import Finding
 from ..fix.delegation import refusal
 from ..packs import InterfaceMethod, load_interfaces
 from .context import WRAPPERS, Context, wrappers
@@ -66,7 +67,7 @@ def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMet
            subs: list[tuple[ClassEntity, bool]]) -> list[Finding]:
     resolver = run.resolver
     info, mod = resolver.info(cls), resolver.module(cls.path)
-    path = display_path(cls.path)
+    path = os.path.abspath(cls.path)
     classes, reasons = wrapped_candidates(resolver, cls, attr)
     common: dict[str, Any] = dict(class_name=info.name, wrapper_attribute=attr)
     if not classes:
@@ -163,7 +164,7 @@ def _finding(path, info, attr, method: InterfaceMethod, wrapped: ClassEntity, me
     return Finding(
         path, info.line, info.column, code_for(method), message,
         class_name=info.name, wrapped_class=wrapped.qualname, method=method.name,
-        wrapped_path=display_path(member.owner.path), wrapped_line=member.line,
+        wrapped_path=os.path.abspath(member.owner.path), wrapped_line=member.line,
         provider_class=member.owner.qualname, interface=method.interface,
         wrapper_attribute=attr, entry_class=entry, subclasses=tuple(subclasses),
     )

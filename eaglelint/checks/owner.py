@@ -17,6 +17,7 @@ collects (a bytes test; what it passes is then judged exactly).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,7 +28,7 @@ from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft, is_draft_name
-from ..findings import Finding, display_path
+from ..findings import Finding
 from ..fix.owner import NotFixable, plan_class
 from ..packs import InterfaceMethod
 from .context import Context
@@ -289,9 +290,9 @@ def _findings(analysis: OwnerAnalysis, gap: OwnerGap, wanted: dict[str, Interfac
         message = (f"{info.name} owns lm_head and holds self.{gap.owner.attr} = {decoder.cls.qualname}, whose "
                    f"{decoder.why}, but it lacks {member}, which the engine calls for EAGLE-3; write it {where}{also}")
         out.append(Finding(
-            display_path(gap.cls.path), info.line, info.column, CODE if plan else NO_FIX_CODE, message,
+            os.path.abspath(gap.cls.path), info.line, info.column, CODE if plan else NO_FIX_CODE, message,
             class_name=info.name, wrapped_class=decoder.cls.qualname, method=member,
-            wrapped_path=display_path(sibling.member.owner.path) if sibling else None,
+            wrapped_path=os.path.abspath(sibling.member.owner.path) if sibling else None,
             wrapped_line=sibling.member.line if sibling else None,
             provider_class=sibling.member.owner.qualname if sibling else None,
             interface=wanted[member].interface, wrapper_attribute=gap.owner.attr,

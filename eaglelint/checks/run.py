@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.project import Project
-from ..analysis.sources import SourceError, read_bytes
+from ..analysis.sources import SourceError
 from ..findings import INTERNAL_ERROR, CheckResult, file_error
 from ..packs import Interface, pack_members, sglang_members
 
@@ -43,8 +43,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
     wrappers: dict[ClassEntity, str] = {}
     for path in files:
         try:
-            raw = read_bytes(path, project.max_file_size)  # decoded only if parsed: non-wrapper files are not
-            project.note_read(path, raw)
+            raw = project.raw(path)  # decoded only if parsed: non-wrapper files are not
         except SourceError as exc:
             result.findings.append(file_error(path, str(exc)))
             continue
@@ -100,7 +99,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
 def _run_key(project: Project, options: CheckOptions, raws: dict[Path, bytes]) -> str | None:
     if project.cache is None or len(raws) < 2:
         return None  # one file alone (pre-commit on one file) is cheap to redo from summaries
-    parts = [repr(options).encode(), os.getcwd().encode()]
+    parts = [repr(options).encode()]  # no working directory: findings hold absolute paths
     for path in raws:
         key = project.digests[Path(os.path.abspath(path))]  # noted when the file was read
         parts += [os.path.abspath(path).encode(), key.encode()]
@@ -112,7 +111,7 @@ def _deps_unchanged(project: Project, deps: list[tuple[str, str]]) -> bool:
     assert cache is not None  # a run result came from it
     for path, key in deps:
         try:  # through the same guard as every other read: a dependency turned FIFO must not block
-            if cache.key(read_bytes(Path(path), project.max_file_size)) != key:
+            if cache.key(project.raw(path)) != key:
                 return False
         except (OSError, SourceError):
             return False

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # annotations only: config reads STYLES without loading the s
 
 STYLES = ("raise", "plain", "guard")
 DEFAULT_STYLE = "raise"
-MAX_LINE = 88
+MAX_LINE = 88  # ruff's and black's default: every line a fix writes, delegation or import, fits it
 # decorators of a wrapped member that a delegating instance method cannot stand in for
 _REFUSED_KINDS = ("classmethod", "staticmethod", "accessor", "abstractmethod")
 

@@ -22,8 +22,7 @@ from pathlib import Path
 from ..analysis.project import Project
 from ..analysis.refs import Ref
 from ..analysis.summary import ModuleSummary
-
-MAX_LINE = 88
+from .delegation import MAX_LINE
 
 
 class ImportPlan:

@@ -29,9 +29,9 @@ from ..analysis.summary import free_names_of_text
 from ..checks.marker_scan import Plan, Scan
 from ..findings import Finding
 from ..packs import load_interfaces
-from .delegation import Delegation, NotFixable, render
+from .delegation import MAX_LINE, Delegation, NotFixable, render
 from .edits import FileFix, FixPlan, apply_edits, find_class, indentation, insert_index
-from .imports import MAX_LINE, ImportPlan
+from .imports import ImportPlan
 
 
 class _NotFixable(Exception):

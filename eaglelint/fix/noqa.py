@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..analysis.directives import comments_and_spans, noqa_in
 from ..analysis.sources import SourceError, read_source, split_lines
-from ..findings import Finding
+from ..findings import Finding, display_path
 
 DEFAULT_REASON = "existing gap, recorded by eaglelint check --add-noqa"
 BOM = b"\xef\xbb\xbf"
@@ -39,12 +39,12 @@ def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -
     failed = []
     for path, items in sorted(by_file.items()):
         if Path(path).is_symlink():  # as fix: writing would replace the link with a file
-            failed.append(f"{items[0].path}: is a symbolic link; eaglelint does not rewrite through links")
+            failed.append(f"{display_path(path)}: is a symbolic link; eaglelint does not rewrite through links")
             continue
         try:
             count = _add_to_file(Path(path), items, reason)
         except (SourceError, FixError, SyntaxError) as exc:
-            failed.append(f"{items[0].path}: noqa comments not written: {exc}")
+            failed.append(f"{display_path(path)}: noqa comments not written: {exc}")
             continue
         added += count
         files += bool(count)

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from ..analysis.class_body import bound_in_class
+from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.project import Project
 from ..analysis.sources import SourceError, parse_source, read_source, split_lines
 from ..analysis.summary import FunctionInfo, Param, free_names
@@ -170,7 +171,7 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
     if method.return_annotation is not None and not _names_ok(method.return_annotation, imports, provider_path):
         drop_return = True
     returns_value = any(m.returns_value for i in load_interfaces().values() for m in i.methods if m.name == f.method)
-    delegation = Delegation(qualname.split(".")[-1], f.wrapper_attribute or "language_model", method,
+    delegation = Delegation(qualname.split(".")[-1], f.wrapper_attribute or DEFAULT_HELD_ATTR, method,
                             returns_value, style, frozenset(drop), drop_return, f.every_candidate)
     lines = render(delegation, indent, step)
     for p in method.params:

@@ -79,13 +79,14 @@ def print_left(console: Console, left: list[tuple[Finding, str]]) -> None:
         console.print(f"{plural(len(left), 'finding')} left without an automatic fix:")
         for f, reason in left:
             where = f" {f.class_name}{'.' + f.method if f.method else ''}" if f.class_name else ""
-            console.print(f"  {f.path}:{f.line}:{f.column} {f.code}{where}: {reason}", highlight=False)
+            console.print(f"  {display_path(f.path)}:{f.line}:{f.column} {f.code}{where}: {reason}",
+                          highlight=False)
 
 
 def fix_commands(findings: list[Finding]) -> list[str]:
     """The commands that fix these findings: the CLI's, and pre-commit's for a fork that
     has only the hook; empty when none is fixable."""
-    files = list(dict.fromkeys(f.path for f in findings if f.fixable))
+    files = list(dict.fromkeys(display_path(f.path) for f in findings if f.fixable))
     if not files:
         return []
     named = " ".join(shlex.quote(p) for p in files)

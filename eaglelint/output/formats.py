@@ -2,9 +2,9 @@
 
 Why one place: every format, `--statistics` (the counts only, as ruff prints them)
 and `--output-file` combine the same way, whatever the command did before (a plain
-check, `--fix`). Display paths stay as the findings hold them, except that SARIF and
-GitHub annotations are relative to the repository root, which is what those
-consumers resolve.
+check, `--fix`). Findings hold absolute paths; each writer shows them relative to the
+working directory (`findings.display_path`), except SARIF and GitHub annotations,
+which are relative to the repository root, what those consumers resolve.
 """
 
 from __future__ import annotations

@@ -11,13 +11,13 @@ from collections import defaultdict
 from typing import TextIO
 from xml.etree import ElementTree as ET
 
-from ..findings import Finding
+from ..findings import Finding, display_path
 
 
 def junit_tree(findings: list[Finding]) -> ET.Element:
     by_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
-        by_file[f.path].append(f)
+        by_file[display_path(f.path)].append(f)
     root = ET.Element("testsuites", name="eaglelint", tests=str(max(len(findings), 1)),
                       failures=str(len(findings)))
     if not findings:

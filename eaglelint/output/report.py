@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TextIO
 
-from ..findings import Finding
+from ..findings import Finding, display_path
 from ..packs import load_codes
 
 PROGRESS_MIN_FILES = 40  # fewer files finish before a bar would be worth drawing
@@ -25,7 +25,7 @@ ENTRY_CLASS_LEGEND = ("(EntryClass): the class is listed in its module's `EntryC
 
 def finding_dict(f: Finding) -> dict:
     return {
-        "path": f.path,
+        "path": display_path(f.path),
         "line": f.line,
         "column": f.column,
         "code": f.code,
@@ -34,7 +34,7 @@ def finding_dict(f: Finding) -> dict:
         "class": f.class_name,
         "wrapped_class": f.wrapped_class,
         "method": f.method,
-        "wrapped_path": f.wrapped_path,
+        "wrapped_path": display_path(f.wrapped_path) if f.wrapped_path else None,
         "wrapped_line": f.wrapped_line,
         "provider_class": f.provider_class,
         "interface": f.interface,
@@ -60,12 +60,13 @@ def text_lines(findings: list[Finding], quiet: bool = False) -> list[Line]:
     lines: list[Line] = []
     current = None
     for f in findings:
-        if f.path != current and not quiet:
+        shown = display_path(f.path)
+        if shown != current and not quiet:
             if current is not None:
                 lines.append(([], True))
-            lines.append(([(f.path, "bold")], True))
-            current = f.path
-        location = f"{f.path}:{f.line}:{f.column}" if quiet else f"  {f.line}:{f.column}"
+            lines.append(([(shown, "bold")], True))
+            current = shown
+        location = f"{shown}:{f.line}:{f.column}" if quiet else f"  {f.line}:{f.column}"
         line = [(f"{location} ", ""), (f.code, SEVERITY_STYLE.get(f.severity, "")), (f" {f.message}", "")]
         if f.entry_class:
             line += [(" ", ""), ("(EntryClass)", "dim")]
@@ -131,7 +132,7 @@ def write_lines(lines: list[Line], out: TextIO) -> None:
 def write_concise(findings: list[Finding], out: TextIO) -> None:
     """One plain line per finding, `path:line:col: CODE message`, as ruff's concise format."""
     for f in findings:
-        out.write(f"{f.path}:{f.line}:{f.column}: {f.code} {f.message}\n")
+        out.write(f"{display_path(f.path)}:{f.line}:{f.column}: {f.code} {f.message}\n")
 
 
 def statistics(findings: list[Finding]) -> list[dict]:
@@ -168,7 +169,7 @@ def write_github(findings: list[Finding], out: TextIO, root: Path) -> None:
     for f in findings:
         message = f.message + (f" (checked because it {f.included_because})" if f.included_because else "")
         absolute = Path(os.path.abspath(f.path))
-        where = absolute.relative_to(root).as_posix() if absolute.is_relative_to(root) else f.path
+        where = absolute.relative_to(root).as_posix() if absolute.is_relative_to(root) else display_path(f.path)
         out.write(f"::{GITHUB_COMMAND[f.severity]} file={_escape_property(where)},line={f.line},"
                   f"col={f.column},title={_escape_property(f.code)}::{_escape_data(f.code + ' ' + message)}\n")
 

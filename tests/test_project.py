@@ -1,0 +1,48 @@
+"""analysis/project.py's Project is the one owner of a scanned file's bytes and trees."""
+
+import os
+from collections import Counter
+
+import pytest
+from conftest import FIXTURES
+
+from eaglelint.analysis.discover import discover
+from eaglelint.analysis.project import Project
+from eaglelint.analysis.sources import SourceError
+from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.packs import select_interfaces
+
+
+def test_a_check_opens_each_scanned_file_once(monkeypatch):
+    """Every rule family over every fixture tree (the vLLM marker rules, which read syntax
+    trees, and the owner and aux rules included): each file is opened once, however many
+    rules and resolutions ask for it. Counted at os.open, under every reader."""
+    opened: Counter[str] = Counter()
+    real_open = os.open
+
+    def counting_open(path, *args, **kwargs):
+        opened[os.path.abspath(path)] += 1
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", counting_open)
+    for packs in (["all"], ["vllm"]):
+        tree = FIXTURES / "check" / ("vllm" if packs == ["vllm"] else "sglang")
+        check_files(discover([tree]).files, CheckOptions(tuple(select_interfaces(packs))), Project())
+    read_twice = {p: n for p, n in opened.items() if p.endswith(".py") and n > 1}
+    assert opened and not read_twice
+
+
+def test_raw_source_and_tree_are_kept_and_a_failure_is_a_source_error(tmp_path):
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_bytes(b"\xef\xbb\xbfx = 1\r\n")
+    bad.write_text("class W(:\n")
+    project = Project()
+    assert project.raw(good) is project.raw(good)
+    assert project.source(good).text == "x = 1\r\n"  # BOM taken off, newlines kept
+    assert project.tree(good) is project.tree(good)
+    assert good in project.digests  # noted for the cache
+    with pytest.raises(SourceError, match="syntax error"):
+        project.tree(bad)
+    bad.write_text("x = 2\n")  # read once: the run goes on with what it read first
+    with pytest.raises(SourceError, match="syntax error"):
+        project.tree(bad)

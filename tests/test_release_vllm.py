@@ -198,6 +198,14 @@ def test_vllm_0_33_choices_written_by_vllm_hold_in_the_source():
     assert "hf_config=self.text_config" in loader and "architectures=" not in loader
     assert "self.text_config = config.text_config" in loader
 
+    glm = function_node(class_node(root / MODELS / "glm4_1v.py", "Glm4vForConditionalGeneration"), "__init__")
+    branch = next(n for n in glm.body if isinstance(n, ast.If) and "architectures" in ast.unparse(n.body[0]))
+    assert [ast.unparse(branch.body[0].value), ast.unparse(branch.orelse[0].body[0].value),
+            ast.unparse(branch.orelse[0].orelse[0].value)] == ["['Glm4ForCausalLM']", "['Glm4MoeForCausalLM']", "None"]
+    for name in ("Glm4ForCausalLM", "Glm4MoeForCausalLM"):
+        module, lm = registry_entry(root, name)
+        assert "SupportsEagle3" not in base_names(class_node(root / MODELS / f"{module}.py", lm)), lm
+
     path, cls, names = WRITTEN_ON_EVERY_BRANCH
     init = function_node(class_node(root / MODELS / path, cls), "__init__")
     branch = next(n for n in init.body if isinstance(n, ast.If) and architectures_written(n.body))
@@ -221,6 +229,11 @@ def test_vllm_0_33_unresolved_only_where_the_checkpoint_picks(findings):
     assert all("checkpoint's config" in f.message and "architectures" in f.message for f in unresolved)
     assert not {(Path(f.path).name, f.class_name) for f in findings} & DECLARED
     assert not {(Path(f.path).name, f.class_name) for f in findings} & {WRITTEN_ON_EVERY_BRANCH[:2]}
+    # glm4_1v.py:1800-1805: ["Glm4ForCausalLM"] / ["Glm4MoeForCausalLM"] (neither lists the marker:
+    # glm4.py:232, glm4_moe.py:534) or `architectures = None` for any other model_type: the checkpoint's
+    glm = next(f for f in unresolved if f.class_name == "Glm4vForConditionalGeneration")
+    assert "(none lists SupportsEagle3) or chosen at load time" in glm.message
+    assert "Glm4ForCausalLM" in glm.message and "Glm4MoeForCausalLM" in glm.message
 
 
 def test_vllm_0_33_subclasses_in_other_files_are_named(findings):

@@ -35,3 +35,8 @@ def test_a_config_update_decides_per_served_architecture(found):
     assert found["UpdatedSub"].subclasses == ()
     assert found["UpdatedBase"].subclasses == ("BranchUpdatedSub",)
     assert "BranchUpdatedSub" not in found and "BranchesToPlain" not in found
+
+
+def test_known_candidates_without_the_marker_are_named_beside_the_checkpoints_choice(found):
+    message = found["LiteralOrNone"].message
+    assert "PlainForCausalLM (none lists SupportsEagle3) or chosen at load time by the checkpoint's config" in message

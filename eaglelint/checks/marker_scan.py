@@ -204,8 +204,10 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
     if plan is None:
         if not held.reasons:
             return []
+        known = f"{', '.join(c.qualname for c in held.classes)} (none lists {iface.marker}) or " \
+            if held.classes else ""
         return [Finding(*where, UNRESOLVED, f"{info.name} holds self.{held.attr}, but its class cannot be "
-                        f"resolved: {'; '.join(held.reasons[:3])}{also}", **common)]
+                        f"resolved: {known}{'; '.join(held.reasons[:3])}{also}", **common)]
     if satisfies_structurally(resolver, cls, plan.marker):
         return []
     mixed = _mixed_choice(resolver, held, iface.marker)

@@ -81,6 +81,12 @@ MARKER_GAPS = [
      "DeepseekV2ForCausalLM", (SETTER,)),
     ("vllm/models/dots3_note/nvidia/multimodal.py", "Dots3NoteForCausalLM", "language_model", "deepseek_v2.py",
      "DeepseekV2ForCausalLM", (SETTER,)),
+    # UnlimitedOCRForCausalLM(DeepseekOCRForCausalLM) inherits `hf_config=self.text_config` (no
+    # architectures=), but config.py's MODELS_CONFIG_MAP["UnlimitedOCRForCausalLM"] update, which
+    # vllm/config/model.py runs before building the model, writes text_config.architectures =
+    # ["DeepseekV2ForCausalLM"] (config.py:291); DeepseekOCRForCausalLM itself has no such update
+    (MODELS + "unlimited_ocr.py", "UnlimitedOCRForCausalLM", "language_model", "deepseek_v2.py",
+     "DeepseekV2ForCausalLM", (SETTER,)),
 ]
 # Granite 4 Vision's decoder (Granite4VisionLLMModel) overrides forward without collecting aux hidden states
 DECODER_GAPS = {("granite4_vision.py", "Granite4VisionForConditionalGeneration")}
@@ -99,10 +105,15 @@ FROM_CHECKPOINT = {
     "llava_next_video.py": "LlavaNextVideoForConditionalGeneration",
     "llava_onevision.py": "LlavaOnevisionForConditionalGeneration", "nemotron_vl.py": "LlamaNemotronVLChatModel",
     "openvla.py": "OpenVLAForActionPrediction", "ovis.py": "Ovis", "ovis2_5.py": "Ovis2_5",
-    "paligemma.py": "PaliGemmaForConditionalGeneration", "skyworkr1v.py": "SkyworkR1VChatModel",
+    "skyworkr1v.py": "SkyworkR1VChatModel",
     "step3_vl.py": "Step3VLForConditionalGeneration", "ultravox.py": "UltravoxModel",
     "voxtral.py": "VoxtralForConditionalGeneration",
 }
+# PaliGemma writes config.text_config.architectures = ["GemmaForCausalLM"] / ["Gemma2ForCausalLM"]
+# on the two branches of an if (paligemma.py:288-291) before its loader reads config.text_config:
+# neither class lists SupportsEagle3, so nothing is missing whichever the config picks
+WRITTEN_ON_EVERY_BRANCH = ("paligemma.py", "PaliGemmaForConditionalGeneration",
+                           ("GemmaForCausalLM", "Gemma2ForCausalLM"))
 # Wrappers that list SupportsEagle3 while the checkpoint picks their language model: nothing missing
 DECLARED = {("llava.py", "LlavaForConditionalGeneration"), ("mistral3.py", "Mistral3ForConditionalGeneration"),
             ("pixtral.py", "PixtralForConditionalGeneration"), ("lightonocr.py", "LightOnOCRForConditionalGeneration")}
@@ -150,6 +161,62 @@ def test_vllm_0_33_expected_rows_hold_in_the_source():
     assert "BaseKeyeModule" not in served and "MiniCPMV2_6" not in served  # reached as subclass / __new__
 
 
+def function_node(cls: ast.ClassDef, name: str) -> ast.FunctionDef:
+    return next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def architectures_written(stmts: list[ast.stmt]) -> list[list[str]]:
+    """`<x>.architectures = ["A", ...]` among these statements (not nested), as lists of names."""
+    return [[e.value for e in st.value.elts] for st in stmts if isinstance(st, ast.Assign)
+            and isinstance(st.targets[0], ast.Attribute) and st.targets[0].attr == "architectures"
+            and isinstance(st.value, ast.List)]
+
+
+def registry_entry(root: Path, arch: str) -> tuple[str, str]:
+    tree = ast.parse((root / MODELS / "registry.py").read_text())
+    return next(tuple(e.value for e in v.elts) for n in ast.walk(tree) if isinstance(n, ast.Dict)
+                for k, v in zip(n.keys, n.values, strict=True) if isinstance(k, ast.Constant) and k.value == arch
+                and isinstance(v, ast.Tuple))
+
+
+def test_vllm_0_33_choices_written_by_vllm_hold_in_the_source():
+    """Unlimited-OCR's config update and PaliGemma's two branches, re-read with ast."""
+    root = vllm_root()
+    config = ast.parse((root / MODELS / "config.py").read_text())
+    table = next(n.value for n in config.body if isinstance(n, ast.AnnAssign) and n.target.id == "MODELS_CONFIG_MAP")
+    entry = dict(zip([k.value for k in table.keys], table.values, strict=True))["UnlimitedOCRForCausalLM"]
+    update = function_node(next(n for n in config.body if isinstance(n, ast.ClassDef) and n.name == entry.id),
+                           "verify_and_update_model_config")
+    assert ast.unparse(update.body[0]) == "text_config = model_config.hf_config.text_config"
+    assert architectures_written(update.body) == [["DeepseekV2ForCausalLM"]]  # unconditional
+    assert "DeepseekOCRForCausalLM" not in [k.value for k in table.keys]
+    assert registry_entry(root, "UnlimitedOCRForCausalLM") == ("unlimited_ocr", "UnlimitedOCRForCausalLM")
+    assert base_names(class_node(root / MODELS / "unlimited_ocr.py", "UnlimitedOCRForCausalLM")) == \
+        ["DeepseekOCRForCausalLM"]
+    loader = ast.unparse(function_node(class_node(root / MODELS / "deepseek_ocr.py", "DeepseekOCRForCausalLM"),
+                                       "__init__"))
+    assert "hf_config=self.text_config" in loader and "architectures=" not in loader
+    assert "self.text_config = config.text_config" in loader
+
+    glm = function_node(class_node(root / MODELS / "glm4_1v.py", "Glm4vForConditionalGeneration"), "__init__")
+    branch = next(n for n in glm.body if isinstance(n, ast.If) and "architectures" in ast.unparse(n.body[0]))
+    assert [ast.unparse(branch.body[0].value), ast.unparse(branch.orelse[0].body[0].value),
+            ast.unparse(branch.orelse[0].orelse[0].value)] == ["['Glm4ForCausalLM']", "['Glm4MoeForCausalLM']", "None"]
+    for name in ("Glm4ForCausalLM", "Glm4MoeForCausalLM"):
+        module, lm = registry_entry(root, name)
+        assert "SupportsEagle3" not in base_names(class_node(root / MODELS / f"{module}.py", lm)), lm
+
+    path, cls, names = WRITTEN_ON_EVERY_BRANCH
+    init = function_node(class_node(root / MODELS / path, cls), "__init__")
+    branch = next(n for n in init.body if isinstance(n, ast.If) and architectures_written(n.body))
+    assert architectures_written(branch.body) + architectures_written(branch.orelse) == [[n] for n in names]
+    assert ast.unparse(branch.body[0].targets[0]) == "config.text_config.architectures"
+    assert "hf_config=config.text_config" in ast.unparse(init)
+    for name in names:
+        module, lm = registry_entry(root, name)
+        assert "SupportsEagle3" not in base_names(class_node(root / MODELS / f"{module}.py", lm)), lm
+
+
 def test_vllm_0_33_wrappers_missing_supports_eagle3(findings):
     assert by_code(findings, "EGL030") == {(Path(p).name, c) for p, c, *_ in MARKER_GAPS}
     assert by_code(findings, "EGL031") == DECODER_GAPS
@@ -161,6 +228,12 @@ def test_vllm_0_33_unresolved_only_where_the_checkpoint_picks(findings):
     assert {(Path(f.path).name, f.class_name) for f in unresolved} == set(FROM_CHECKPOINT.items())
     assert all("checkpoint's config" in f.message and "architectures" in f.message for f in unresolved)
     assert not {(Path(f.path).name, f.class_name) for f in findings} & DECLARED
+    assert not {(Path(f.path).name, f.class_name) for f in findings} & {WRITTEN_ON_EVERY_BRANCH[:2]}
+    # glm4_1v.py:1800-1805: ["Glm4ForCausalLM"] / ["Glm4MoeForCausalLM"] (neither lists the marker:
+    # glm4.py:232, glm4_moe.py:534) or `architectures = None` for any other model_type: the checkpoint's
+    glm = next(f for f in unresolved if f.class_name == "Glm4vForConditionalGeneration")
+    assert "(none lists SupportsEagle3) or chosen at load time" in glm.message
+    assert "Glm4ForCausalLM" in glm.message and "Glm4MoeForCausalLM" in glm.message
 
 
 def test_vllm_0_33_subclasses_in_other_files_are_named(findings):
@@ -168,6 +241,9 @@ def test_vllm_0_33_subclasses_in_other_files_are_named(findings):
     assert set(keye.subclasses) == {"KeyeForConditionalGeneration", "KeyeVL1_5ForConditionalGeneration (keye_vl1_5.py)"}
     minicpm = next(f for f in findings if f.class_name == "MiniCPMV2_6")
     assert set(minicpm.subclasses) == {"MiniCPMO2_6 (minicpmo.py)", "MiniCPMO (minicpmo.py)"}
+    # the config update decides Unlimited-OCR's language model: judged on its own, not its base's
+    ocr = next(f for f in findings if f.class_name == "DeepseekOCRForCausalLM")
+    assert ocr.subclasses == ()
 
 
 def test_vllm_0_33_fix_adds_the_marker_and_forwards_where_needed(tmp_path):

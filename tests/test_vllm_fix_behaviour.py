@@ -72,6 +72,16 @@ def test_fixed_wrapper_sets_the_language_models_own_layers_on_its_decoder(fixed,
     assert tuple(decoder(model).aux_hidden_state_layers) == EXPECTED[name]
 
 
+@pytest.mark.parametrize(("config", "layers"), [("text", (2, 6, 9)), ("deep", (1, 3, 5))])
+def test_fixed_wrapper_works_whichever_class_the_config_picks(fixed, config, layers):
+    """ChoiceWrapper holds TextForCausalLM or DeepForCausalLM: the fix forwards what any
+    candidate needs, not only the first one found."""
+    interfaces, _, wrapper = fixed
+    model = wrapper.ChoiceWrapper(vllm_config=config)
+    engine_setup(model, interfaces)
+    assert tuple(decoder(model).aux_hidden_state_layers) == layers
+
+
 @pytest.mark.parametrize("name", ["DeepWrapper", "LlmHolder"])
 def test_the_marker_alone_would_fail_where_the_fix_forwards(tmp_path, monkeypatch, name):
     shutil.copytree(CASE, tmp_path / "case")

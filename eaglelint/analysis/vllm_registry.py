@@ -6,19 +6,27 @@ Why: a vLLM wrapper rarely names its language model's class. It asks a loader
 around it) and vLLM looks the architecture name up in the tables of
 `vllm/model_executor/models/registry.py` (architecture -> (module, class); a module
 written `vllm.models.x` is absolute, any other lives in vllm/model_executor/models).
-Those tables are plain literals, read here with `ast`. Where no literal names the
-architecture, the checkpoint's config does at load time: the answer is an Unknown that
-says so, never a guess.
+Those tables are plain literals, read here with `ast`. A loader given only
+`hf_config=X` builds the class `X.architectures` names, which vLLM's own code may
+have written before the call: the class's `__init__` (`X.architectures = ["..."]` on
+every branch of an `if`, as PaliGemma does), or the update `models/config.py`'s
+`MODELS_CONFIG_MAP` runs for the served architecture before the model is built
+(`text_config.architectures = ["DeepseekV2ForCausalLM"]` for Unlimited-OCR). Those
+literals are the candidates. Where no literal names the architecture on some path,
+the checkpoint's config does at load time: the answer is an Unknown that says so,
+never a guess.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .class_body import class_node
 from .entities import ClassEntity, Entity, InstanceEntity, ModuleEntity, Unknown
 from .project import Project
 from .refs import Ref
@@ -32,6 +40,10 @@ MODELS_PACKAGE = "vllm.model_executor.models."
 ALL_MODELS = "_VLLM_MODELS"  # the table vLLM resolves architectures with: every other merged
 # Tables of models the engine never runs EAGLE-3 for as the target: drafts, and the
 # pooling models (speculative decoding is for the generate runner only).
+CONFIG_MODULE = "config.py"  # beside registry.py: MODELS_CONFIG_MAP, the per-architecture config updates
+CONFIG_MAP = "MODELS_CONFIG_MAP"
+CONFIG_UPDATE = "verify_and_update_model_config"  # run on the ModelConfig before the model is built
+TEXT_CONFIG = "text_config"
 NOT_TARGETS = ("_SPECULATIVE_DECODING_MODELS", "_EMBEDDING_MODELS", "_LATE_INTERACTION_MODELS", "_REWARD_MODELS",
                "_TOKEN_CLASSIFICATION_MODELS", "_SEQUENCE_CLASSIFICATION_MODELS")
 
@@ -41,6 +53,9 @@ class Registry:
     path: Path
     models: dict[str, tuple[str, str]]  # architecture -> (absolute module, class name)
     not_targets: frozenset[str] = frozenset()  # architectures only of drafts or pooling models
+    # served architecture -> (the literal its config update writes to hf_config.text_config.architectures,
+    # config.py line), where that update writes one unconditionally
+    text_architectures: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 _registries: weakref.WeakKeyDictionary[Project, dict[Path, Registry | None]] = weakref.WeakKeyDictionary()
@@ -75,7 +90,54 @@ def _read(project: Project, path: Path) -> Registry | None:
     others = {arch for name, table in tables.items() if name not in NOT_TARGETS and name != ALL_MODELS
               for arch in table}
     not_targets = {arch for name in NOT_TARGETS for arch in tables.get(name, {})} - others
-    return Registry(path, absolute, frozenset(not_targets)) if models else None
+    if not models:
+        return None
+    return Registry(path, absolute, frozenset(not_targets), _config_updates(path.with_name(CONFIG_MODULE)))
+
+
+def _config_updates(path: Path) -> dict[str, tuple[str, int]]:
+    """Architectures whose MODELS_CONFIG_MAP entry's `verify_and_update_model_config` sets
+    `<hf_config>.text_config.architectures = ["Arch", ...]` in its own body (no branch):
+    vLLM runs it on the ModelConfig of that served architecture before building the model."""
+    try:
+        tree = parse_source(read_source(path))
+    except (SourceError, OSError):
+        return {}
+    table = next((n.value for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                  and isinstance(n.value, ast.Dict) and CONFIG_MAP in
+                  [t.id for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)]),
+                 None)
+    if table is None:
+        return {}
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    out: dict[str, tuple[str, int]] = {}
+    for key, value in zip(table.keys, table.values, strict=True):
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and isinstance(value, ast.Name) \
+                and value.id in classes:
+            written = _text_architectures(classes[value.id])
+            if written is not None:
+                out[key.value] = written
+    return out
+
+
+def _text_architectures(cls: ast.ClassDef) -> tuple[str, int] | None:
+    update = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == CONFIG_UPDATE), None)
+    if update is None:
+        return None
+    aliases: set[str] = set()  # locals bound to `....text_config`
+    for stmt in update.body:
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name) and isinstance(stmt.value, ast.Attribute) and stmt.value.attr == TEXT_CONFIG:
+            aliases.add(target.id)
+        elif isinstance(target, ast.Attribute) and target.attr == "architectures":
+            holder = target.value
+            names = _strings(stmt.value)
+            if names and (isinstance(holder, ast.Name) and holder.id in aliases
+                          or isinstance(holder, ast.Attribute) and holder.attr == TEXT_CONFIG):
+                return names[0], stmt.lineno
+    return None
 
 
 def _table(node: ast.Dict, tables: dict[str, dict[str, tuple[str, str]]]) -> dict[str, tuple[str, str]]:
@@ -153,7 +215,7 @@ def loaded(resolver: Resolver, ref: Ref, path: str, owner: ClassEntity | None, d
             for e in resolver.evaluate(r, path, owner, depth):
                 if isinstance(e, LoaderConfig):
                     config = e.arguments
-    return _by_architectures(resolver, registry, ref.name, config, depth)
+    return _by_architectures(resolver, registry, ref.name, config, depth, (path, owner))
 
 
 @dataclass(frozen=True)
@@ -166,7 +228,8 @@ class LoaderConfig:
         return hash(tuple(sorted(self.arguments.items())))
 
 
-def _by_architectures(resolver: Resolver, registry: Registry, loader: str, config: dict, depth: int) -> list[Entity]:
+def _by_architectures(resolver: Resolver, registry: Registry, loader: str, config: dict, depth: int,
+                      site: tuple[str, ClassEntity | None]) -> list[Entity]:
     out: list[Entity] = []
     for value in config.get("architectures", ()):
         if value.kind == "seq" and value.args and all(a.kind == "str" for a in value.args):
@@ -177,8 +240,110 @@ def _by_architectures(resolver: Resolver, registry: Registry, loader: str, confi
         else:
             out.append(Unknown(f"{loader}(): architectures={text(value)} is not a literal list of names"))
     if "architectures" not in config:
-        out.append(Unknown(_from_checkpoint(loader, config.get("hf_config"))))
+        names, every_path = _written(resolver, registry, loader, config.get("hf_config"), *site)
+        for name in names:
+            out += architecture_classes(resolver, registry, name, depth)
+        if not every_path:
+            out.append(Unknown(_from_checkpoint(loader, config.get("hf_config"))))
     return out
+
+
+def _written(resolver: Resolver, registry: Registry, loader: str, source: tuple[Ref, ...] | None, path: str,
+             owner: ClassEntity | None) -> tuple[list[str], bool]:
+    """The architectures vLLM's code writes to the loader's `hf_config` before the call, and
+    whether every path writes one (else the checkpoint's value stands on the others)."""
+    if not source:
+        return [], False
+    names, every_path = _written_in_class(resolver, loader, path, owner)
+    if every_path:
+        return names, True
+    hf = source[0]
+    update = _config_update(resolver, registry, owner) if hf.kind in ("attr", "self") and hf.name == TEXT_CONFIG \
+        else None
+    return (names + [update], True) if update is not None else (names, False)
+
+
+def _config_update(resolver: Resolver, registry: Registry, owner: ClassEntity | None) -> str | None:
+    """The architecture every registry entry of `owner` has its config update write, or None."""
+    if owner is None:
+        return None
+    archs = [arch for arch, (module, name) in registry.models.items() if name == owner.qualname
+             and _same(resolver.project.resolve_module(module, registry.path), owner.path)]
+    written = {registry.text_architectures[a][0] for a in archs if a in registry.text_architectures}
+    if not archs or len(written) != 1 or not all(a in registry.text_architectures for a in archs):
+        return None
+    return written.pop()
+
+
+def _same(location: Path | None, path: str) -> bool:
+    return location is not None and os.path.abspath(location) == os.path.abspath(path)
+
+
+def _written_in_class(resolver: Resolver, loader: str, path: str, owner: ClassEntity | None) -> tuple[list[str], bool]:
+    """`X.architectures = ["Arch"]` before the only `loader(..., hf_config=X)` call (no
+    `architectures=`) of the classes in owner's MRO defined in `path`: the literals, and
+    whether they cover every path to the call (an `if` writing on both branches does)."""
+    tree = _tree(resolver.project, path)
+    if tree is None:
+        return [], False
+    qualnames = [c.qualname for c in resolver.mro(owner) if c.path == path] if owner is not None else \
+        [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+    sites = []
+    for qualname in qualnames:
+        node = class_node(tree, qualname)
+        for fn in (n for n in node.body if isinstance(n, ast.FunctionDef)) if node is not None else ():
+            sites += [(fn, c) for c in ast.walk(fn) if isinstance(c, ast.Call) and _calls(c, loader)]
+    if len(sites) != 1:
+        return [], False
+    fn, call = sites[0]
+    hf = next(k.value for k in call.keywords if k.arg == "hf_config")
+    before = []
+    for stmt in fn.body:
+        if any(n is call for n in ast.walk(stmt)):
+            break
+        before.append(stmt)
+    names, every_path = _writes(before, ast.dump(hf))
+    return list(dict.fromkeys(names)), every_path
+
+
+def _calls(call: ast.Call, loader: str) -> bool:
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    keywords = {k.arg for k in call.keywords}
+    return name == loader and "hf_config" in keywords and "architectures" not in keywords
+
+
+def _writes(stmts: list[ast.stmt], target: str) -> tuple[list[str], bool]:
+    """Literal architectures these statements write to the expression `target` (an ast
+    dump), and whether every path through them writes one; a later write replaces."""
+    names: list[str] = []
+    every_path = False
+    for stmt in stmts:
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "architectures"
+                                                and ast.dump(t.value) == target for t in stmt.targets):
+            written = _strings(stmt.value)
+            names, every_path = ([written[0]], True) if written else ([], False)
+        elif isinstance(stmt, ast.If):
+            body, body_every = _writes(stmt.body, target)
+            orelse, orelse_every = _writes(stmt.orelse, target)
+            if body_every and orelse_every:
+                names, every_path = body + orelse, True
+            else:
+                names = names + body + orelse
+    return names, every_path
+
+
+_trees: weakref.WeakKeyDictionary[Project, dict[str, ast.Module | None]] = weakref.WeakKeyDictionary()
+
+
+def _tree(project: Project, path: str) -> ast.Module | None:
+    known = _trees.setdefault(project, {})
+    if path not in known:
+        try:
+            known[path] = parse_source(read_source(Path(path)))
+        except (SourceError, OSError):
+            known[path] = None
+    return known[path]
 
 
 def _from_checkpoint(loader: str, source: tuple[Ref, ...] | None) -> str:

@@ -107,7 +107,9 @@ class Scan:
         if held is None or not found:
             return None
         lm, marker = found[0]
-        return Plan(cls, held, lm, marker, delegations(self.resolver, cls, held, lm, marker))
+        # where the config picks among several classes, forward what any of them needs
+        delegate = [n for c, m in found for n in delegations(self.resolver, cls, held, c, m)]
+        return Plan(cls, held, lm, marker, list(dict.fromkeys(delegate)))
 
     def subclasses(self, cls: ClassEntity) -> list[ClassEntity]:
         """Scanned subclasses of cls that do not assign the held attribute themselves."""
@@ -205,10 +207,16 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
     if plan is None:
         if not held.reasons:
             return []
+        known = f"{', '.join(c.qualname for c in held.classes)} (none lists {iface.marker}) or " \
+            if held.classes else ""
         return [Finding(*where, UNRESOLVED, f"{info.name} holds self.{held.attr}, but its class cannot be "
-                        f"resolved: {'; '.join(held.reasons[:3])}{also}", **common)]
+                        f"resolved: {known}{'; '.join(held.reasons[:3])}{also}", **common)]
     if satisfies_structurally(resolver, cls, plan.marker):
         return []
+    mixed = _mixed_choice(resolver, held, iface.marker)
+    if mixed is not None:
+        return [Finding(*where, UNRESOLVED, f"{info.name} holds self.{held.attr}, whose class is chosen when the "
+                        f"model is built: {mixed}; listing {iface.marker} is right only for some{also}", **common)]
     lister = next(c for c in resolver.mro(plan.lm) if plan.marker in resolver.bases(c)[0])
     at = f"{Path(lister.path).name}:{resolver.info(lister).line}"
     via = "" if lister == plan.lm else f" via {lister.qualname}"
@@ -228,11 +236,31 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
                    f"{_delegation_reason(resolver, plan)}")
     return [Finding(*where, CODE,
                     f"{info.name} does not list {iface.marker} in its bases, while its self.{held.attr} ({lm}) "
-                    f"does; vLLM's supports_eagle3() refuses the wrapper for EAGLE-3. Add {iface.marker} to its "
-                    f"bases{forward} (eaglelint fix){also}",
+                    f"does{_among(held)}; vLLM's supports_eagle3() refuses the wrapper for EAGLE-3. "
+                    f"Add {iface.marker} to its bases{forward} (eaglelint fix){also}",
                     wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(lister.path),
                     wrapped_line=resolver.info(lister).line, provider_class=lister.qualname,
                     fix_refusal=_header_refusal(info), **common)]
+
+
+def _among(held: Held) -> str:
+    if len(held.classes) < 2:
+        return ""
+    return f" (as does each class the config may pick: {', '.join(c.qualname for c in held.classes)})"
+
+
+def _mixed_choice(resolver: Resolver, held: Held, marker: str) -> str | None:
+    """Why the marker is not right whatever the config picks (some candidates do not
+    list it, or the checkpoint may name another class), or None where every one does."""
+    listing = {c for c, _ in listers(resolver, held, marker)}
+    others = [c.qualname for c in held.classes if c not in listing]
+    if not others and not held.reasons:
+        return None
+    parts = [f"{marker} is listed by {', '.join(c.qualname for c in held.classes if c in listing)}"]
+    if others:
+        parts[0] += f", not by {', '.join(others)}"
+    parts += list(held.reasons[:2])
+    return "; ".join(parts)
 
 
 def _delegation_reason(resolver: Resolver, plan: Plan) -> str:

@@ -92,16 +92,16 @@ def _read(project: Project, path: Path) -> Registry | None:
     not_targets = {arch for name in NOT_TARGETS for arch in tables.get(name, {})} - others
     if not models:
         return None
-    return Registry(path, absolute, frozenset(not_targets), _config_updates(path.with_name(CONFIG_MODULE)))
+    return Registry(path, absolute, frozenset(not_targets), _config_updates(project, path.with_name(CONFIG_MODULE)))
 
 
-def _config_updates(path: Path) -> dict[str, tuple[str, int]]:
+def _config_updates(project: Project, path: Path) -> dict[str, tuple[str, int]]:
     """Architectures whose MODELS_CONFIG_MAP entry's `verify_and_update_model_config` sets
     `<hf_config>.text_config.architectures = ["Arch", ...]` in its own body (no branch):
     vLLM runs it on the ModelConfig of that served architecture before building the model."""
     try:
-        tree = parse_source(read_source(path))
-    except (SourceError, OSError):
+        tree = project.tree(path)
+    except SourceError:
         return {}
     table = next((n.value for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
                   and isinstance(n.value, ast.Dict) and CONFIG_MAP in
@@ -333,17 +333,11 @@ def _writes(stmts: list[ast.stmt], target: str) -> tuple[list[str], bool]:
     return names, every_path
 
 
-_trees: weakref.WeakKeyDictionary[Project, dict[str, ast.Module | None]] = weakref.WeakKeyDictionary()
-
-
 def _tree(project: Project, path: str) -> ast.Module | None:
-    known = _trees.setdefault(project, {})
-    if path not in known:
-        try:
-            known[path] = parse_source(read_source(Path(path)))
-        except (SourceError, OSError):
-            known[path] = None
-    return known[path]
+    try:
+        return project.tree(path)
+    except SourceError:
+        return None
 
 
 def _from_checkpoint(loader: str, source: tuple[Ref, ...] | None) -> str:

@@ -6,6 +6,7 @@ internal error. A user mistake is a one-line message, never a traceback.
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -180,6 +181,11 @@ for command in (rules_cmd, rule_cmd, interfaces_cmd, clean_cmd, support_cmd):
 
 
 def main() -> None:
+    # A run builds many long-lived objects (syntax trees, summaries) and few cycles: with the
+    # default thresholds the collector re-scans them over and over, about a tenth of a cold
+    # check's CPU time. Collect the youngest generation every 100,000 allocations instead of
+    # 700, as mypy does (200,000); only for the command line, not for a program importing us.
+    gc.set_threshold(100_000, 50, 100)
     debug = "--debug" in sys.argv[1:]
     try:
         cli.main(standalone_mode=False)

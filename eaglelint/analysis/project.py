@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .cache import SummaryCache
-from .sources import DEFAULT_MAX_FILE_SIZE, SourceError, decode_source, parse_source, read_bytes
+from .sources import DEFAULT_MAX_FILE_SIZE, Source, SourceError, decode_source, parse_source, read_bytes
 
 if TYPE_CHECKING:  # the summariser is imported by the first file summarised, not by a warm run
     from .summary import ModuleSummary
@@ -66,6 +66,11 @@ class Project:
         wrote it since): findings made from the old bytes must not be applied to the new."""
         known = self.digests.get(Path(os.path.abspath(path)))
         return known is not None and known != SummaryCache.key(raw)
+
+    def source(self, path: Path) -> Source:
+        """The file as it is now, decoded, read through the same guard as every other read
+        (a FIFO is refused, max-file-size holds): what a fix edits. SourceError says why not."""
+        return decode_source(path, read_bytes(path, self.max_file_size))
 
     def summary(self, path: Path, raw: bytes | None = None) -> ModuleSummary | None:
         """Summary of a .py file, or None (reason in `errors`) when it cannot be parsed.

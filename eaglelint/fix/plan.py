@@ -1,10 +1,12 @@
-"""Turn fixable findings into file edits, and write them without ever corrupting a file.
+"""Turn fixable findings into file rewrites, and write them without ever corrupting a file.
 
-Edits are line-based: new methods are inserted at the end of the class body and
-import lines are merged or added; every other byte of the file is kept (encoding,
-BOM, line endings, indentation style). A file is written only if the edited source
-parses, through a temporary file and an atomic rename, and only if it has not
-changed since it was read.
+Which planner writes a finding's fix is data: its code's `fixer` in codes.toml
+(delegation, marker, owner), never a code compared here. Each planner gets one
+file opened for editing (edits.py: read through the project, newline, BOM and
+encoding found once) and that file's findings; it returns the rewrite, leaves a
+finding it cannot fix in `left` with the reason, or raises NotFixable for the whole
+file. A file is written only if the edited source parses, through a temporary file
+and an atomic rename, and only if it has not changed since it was read.
 """
 
 from __future__ import annotations
@@ -15,22 +17,23 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
-from ..analysis.class_body import bound_in_class
+from ..analysis.class_body import bound_in_class, class_node
 from ..analysis.project import Project
-from ..analysis.sources import SourceError, parse_source, read_source, split_lines
 from ..analysis.summary import FunctionInfo, Param, free_names
-from ..checks.marker_scan import CODE as MARKER_CODE
-from ..checks.owner import CODE as OWNER_CODE
 from ..findings import Finding
-from ..packs import load_interfaces
-from .delegation import DEFAULT_STYLE, Delegation, NotFixable, render
-from .edits import FileFix, FixError, FixPlan, apply_edits, find_class, indentation, insert_index
+from ..packs import load_codes, load_interfaces
+from .delegation import DEFAULT_STYLE, Delegation, render
+from .edits import Edit, EditableFile, FileFix, FixError, FixPlan, NotFixable, indentation, insert_index
 from .imports import ImportPlan
-from .marker import plan_marker_fixes
-from .owner import plan_owner_fixes
+from .marker import plan_marker_file
+from .owner import plan_owner_file
 from .write_targets import installed_refusal
+
+Left = list[tuple[Finding, str]]
+Planner = Callable[[EditableFile, list[Finding], Project, str, Left], "FileFix | None"]
 
 
 def _method_order() -> dict[str, int]:
@@ -41,113 +44,92 @@ def _method_order() -> dict[str, int]:
     return order
 
 
-def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_STYLE,
-               roots: list[Path] | None = None) -> FixPlan:
-    """Edits for the fixable findings. With `roots`, only files inside them (after
-    resolving symbolic links) are edited: a link must not lead a fix out of the tree."""
-    plan = FixPlan()
-    by_file: dict[str, list[Finding]] = {}
-    markers: list[Finding] = []
-    owners: list[Finding] = []
-    inside = [os.path.realpath(r) for r in roots] if roots is not None else None
-    for f in findings:
-        if f.fixable and inside is not None and not any(_within(os.path.realpath(f.path), r) for r in inside):
-            plan.left.append((f, "outside the given paths, or reached through a symbolic link out of them; "
-                                 "not rewritten: pass it to `eaglelint fix`"))
-        elif f.fixable and f.code == MARKER_CODE:
-            markers.append(f)
-        elif f.fixable and f.code == OWNER_CODE:
-            owners.append(f)
-        elif f.fixable and f.method:
-            by_file.setdefault(os.path.abspath(f.path), []).append(f)
-        else:
-            plan.left.append((f, f.fix_refusal or f"{f.message} (no automatic fix for {f.code})"))
-    for path, items in sorted(by_file.items()):
-        try:
-            fix = _plan_file(Path(path), items, project, style, plan.left)
-        except SourceError as exc:
-            plan.left += [(f, str(exc)) for f in items]
-            continue
-        except RecursionError:
-            plan.left += [(f, "nested too deeply to edit safely; nothing written") for f in items]
-            continue
-        if fix is not None:
-            plan.files.append(fix)
-    if markers:
-        plan_marker_fixes(markers, project, plan)
-    if owners:
-        plan_owner_fixes(owners, project, plan)
-    return plan
-
-
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def _plan_file(path: Path, findings: list[Finding], project: Project, style: str, left) -> FileFix | None:
-    if path.is_symlink():
-        left += [(f, "is a symbolic link; eaglelint does not rewrite through links") for f in findings]
-        return None
-    src = read_source(path)
-    if project.changed_since_read(path, src.raw):
-        left += [(f, "file changed since it was checked (another fix running?); run again") for f in findings]
-        return None
-    tree = parse_source(src)
-    lines = split_lines(src.text)
-    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\r" if lines and lines[0].endswith("\r") else "\n"
-    wrapper_mod = project.summary(path)
-    imports = ImportPlan(tree, lines, newline, wrapper_mod, project, path)
-    inserts: list[tuple[int, list[str]]] = []
+def plan_delegation_file(file: EditableFile, findings: list[Finding], project: Project, style: str,
+                         left: Left) -> FileFix | None:
+    """A delegating method per finding, at the end of its class, with the imports its signature needs."""
+    tree, lines, newline = file.tree, file.lines, file.newline
+    imports = ImportPlan(tree, lines, newline, project.summary(file.path), project, file.path)
+    edits: list[Edit] = []
     added: list[tuple[str, str]] = []
+    fixed: list[Finding] = []
     order = _method_order()
     by_class: dict[str, list[Finding]] = {}
     for f in findings:
-        by_class.setdefault(f.class_name, []).append(f)
+        if f.method:
+            by_class.setdefault(f.class_name, []).append(f)
+        else:
+            left.append((f, f"{f.message} (no automatic fix for {f.code})"))
     for qualname, items in by_class.items():
-        node = find_class(tree, qualname)
+        node = class_node(tree, qualname)
         if node is None or node.body[0].lineno == node.lineno:
             left += [(f, "class body cannot be located for editing") for f in items]
             continue
         indent, step = indentation(lines, node)
         methods: list[str] = []
         seen = bound_in_class(node)
-        for f in sorted(items, key=lambda f: order.get(f.method, 99)):
-            if f.method in seen:
-                left.append((f, f"{qualname} already binds {f.method} (line {seen[f.method]}); not overridden"))
+        for f in sorted(items, key=lambda f: order.get(f.method or "", 99)):
+            method = f.method or ""
+            if method in seen:
+                left.append((f, f"{qualname} already binds {method} (line {seen[method]}); not overridden"))
                 continue
             try:
                 text = _render_one(f, project, imports, style, indent, step, qualname)
             except NotFixable as exc:
                 left.append((f, str(exc)))
                 continue
-            seen[f.method] = node.lineno
-            methods += [""] + text
-            added.append((qualname, f.method))
+            seen[method] = node.lineno
+            methods += ["", *text]
+            added.append((qualname, method))
+            fixed.append(f)
         if methods:
-            inserts.append((insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
+            edits.append(Edit(insert_index(lines, node, indent), insert_index(lines, node, indent), tuple(methods)))
     if not added:
         return None
-    edited = apply_edits(lines, inserts + imports.edits(), newline)
-    try:
-        misplaced = _misplaced(ast.parse(edited), added)
-    except SyntaxError as exc:
-        left += [(f, f"edited source would not parse ({exc.msg}); nothing written") for f in findings]
-        return None
-    if misplaced:
-        left += [(f, f"new {misplaced} would not land in its class; nothing written") for f in findings]
-        return None
-    bom = b"\xef\xbb\xbf" if src.raw.startswith(b"\xef\xbb\xbf") and not src.encoding.endswith("-sig") else b""
-    return FileFix(path, src.raw, bom + edited.encode(src.encoding), src.encoding, added, imports.added)
+    return file.finish(edits + imports.edits(), added, imports.added, defines=added, findings=fixed)
 
 
-def _misplaced(tree: ast.Module, added: list[tuple[str, str]]) -> str | None:
-    """The first added method that the edited file does not define in its class, if any."""
-    for qualname, method in added:
-        node = find_class(tree, qualname)
-        if node is None or not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == method
-                                   for n in node.body):
-            return f"{qualname}.{method}"
-    return None
+FIXERS: dict[str, Planner] = {  # in this order: a file gets one planner's fixes per run
+    "delegation": plan_delegation_file,
+    "marker": plan_marker_file,
+    "owner": plan_owner_file,
+}
+
+
+def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_STYLE,
+               roots: list[Path] | None = None) -> FixPlan:
+    """Rewrites for the fixable findings. With `roots`, only files inside them (after
+    resolving symbolic links) are edited: a link must not lead a fix out of the tree."""
+    plan = FixPlan()
+    todo: dict[str, dict[str, list[Finding]]] = {kind: {} for kind in FIXERS}
+    inside = [os.path.realpath(r) for r in roots] if roots is not None else None
+    codes = load_codes()
+    for f in findings:
+        if f.fixable and inside is not None and not any(_within(os.path.realpath(f.path), r) for r in inside):
+            plan.left.append((f, "outside the given paths, or reached through a symbolic link out of them; "
+                                 "not rewritten: pass it to `eaglelint fix`"))
+        elif f.fixable and codes[f.code].fixer in FIXERS:
+            todo[codes[f.code].fixer].setdefault(os.path.abspath(f.path), []).append(f)
+        else:
+            plan.left.append((f, f.fix_refusal or f"{f.message} (no automatic fix for {f.code})"))
+    planned: set[str] = set()
+    for kind, by_file in todo.items():
+        for path, items in sorted(by_file.items()):
+            if path in planned:
+                plan.left += [(f, "the file also gets other fixes; run eaglelint fix again") for f in items]
+                continue
+            try:
+                fix = FIXERS[kind](EditableFile(Path(path), project), items, project, style, plan.left)
+            except NotFixable as exc:
+                plan.left += [(f, str(exc)) for f in items]
+                continue
+            if fix is not None:
+                plan.files.append(fix)
+                planned.add(path)
+    return plan
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,

@@ -59,7 +59,6 @@ class RuleCode:
     bad: str
     good: str
     fix: str = ""  # what `eaglelint fix` writes, and what each style does
-    fixer: str = ""  # which of fix/'s planners writes it (plan.py FIXERS): delegation, marker, owner
     # for the tests that run bad and good: the code around a snippet ("{example}" marks
     # where it goes) and the interface packs it is checked with
     example_context: str = ""

@@ -22,15 +22,14 @@ from eaglelint.suppressions import UNUSED_SUPPRESSION
 PACKAGE = REPO / "eaglelint"
 
 # Lowest first; a module may import from its own layer and the layers below it.
-# fix/ spans two layers: the renderers and the edit model, which the checks use to
-# say whether (and how) a finding is fixed, sit below the checks; planning a whole
-# fix and writing files sits with the other stages that consume findings, and so does
-# the vLLM marker fix, which asks the marker scan which members the marker alone gets wrong.
+# fix/ spans two layers: the edit model and each rule family's file planner, which the
+# checks name as their fix (`FIX`), sit below the checks; choosing the planners and
+# writing files sits with the other stages that consume findings.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("data", ("eaglelint", "eaglelint.findings", "eaglelint.packs")),
     ("analysis", ("eaglelint.analysis",)),
     ("edits", ("eaglelint.fix.edits", "eaglelint.fix.delegation", "eaglelint.fix.imports",
-               "eaglelint.fix.owner")),
+               "eaglelint.fix.owner", "eaglelint.fix.members", "eaglelint.fix.marker")),
     ("checks", ("eaglelint.checks",)),
     ("pipeline", ("eaglelint.fix", "eaglelint.output", "eaglelint.drift", "eaglelint.lint", "eaglelint.config",
                   "eaglelint.suppressions", "eaglelint.baseline", "eaglelint.support")),

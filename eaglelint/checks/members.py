@@ -21,6 +21,7 @@ from ..analysis.summary import free_names_of_text
 from ..analysis.wrappers import is_component, wrapped_candidates
 from ..findings import Finding, display_path
 from ..fix.delegation import refusal
+from ..fix.members import plan_delegation_file
 from ..packs import InterfaceMethod, load_interfaces
 from .context import WRAPPERS, Context, wrappers
 
@@ -36,6 +37,7 @@ def code_for(member: InterfaceMethod) -> str:
 
 
 CODES = (*SEVERITY_BY_CALLED_ON.values(), OPTIONAL_CODE, UNRESOLVED)
+FIX = plan_delegation_file  # its fixable codes' fix: a delegating method per finding
 SUBJECTS = WRAPPERS
 subjects = wrappers
 

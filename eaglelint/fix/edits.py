@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -128,6 +129,12 @@ class EditableFile:
         """A BOM the decoder dropped (any encoding but `utf-8-sig`, which writes its own) is put back."""
         keep = self.src.raw.startswith(BOM) and not self.src.encoding.endswith("-sig")
         return (BOM if keep else b"") + text.encode(self.src.encoding)
+
+
+Left = list[tuple[Finding, str]]
+# A rule family's fix: one file and its findings -> the rewrite (None: nothing to write);
+# a finding it cannot fix goes to `left` with the reason, NotFixable refuses the file.
+Planner = Callable[[EditableFile, list[Finding], "Project", str, Left], "FileFix | None"]
 
 
 def apply_edits(lines: list[str], edits: list[Edit], newline: str) -> str:

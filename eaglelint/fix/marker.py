@@ -20,18 +20,22 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..analysis.class_body import class_node
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.summary import free_names_of_text
-from ..checks.marker_scan import Plan, Scan
 from ..findings import Finding
 from ..packs import load_interfaces
 from .delegation import Delegation, render
 from .edits import Edit, EditableFile, FileFix, NotFixable, indentation, insert_index
 from .imports import MAX_LINE, ImportPlan
+
+if TYPE_CHECKING:  # the scan's plan is handed in by the check that made the finding
+    from ..checks.marker_scan import Plan
 
 
 def _marker_module(project: Project, f: Finding, marker: str) -> Path:
@@ -48,20 +52,20 @@ def _marker_module(project: Project, f: Finding, marker: str) -> Path:
     raise NotFixable(f"cannot tell where {marker} is defined; add it by hand")
 
 
-def plan_marker_file(file: EditableFile, findings: list[Finding], project: Project, style: str,
-                     left: list[tuple[Finding, str]]) -> FileFix:
-    """The marker base, its import and the forwarding methods, for every finding of the file or none."""
+def plan_marker_file(file: EditableFile, findings: list[Finding], project: Project, resolver: Resolver,
+                     plan_of: Callable[[ClassEntity, str], Plan | None]) -> FileFix:
+    """The marker base, its import and the forwarding methods, for every finding of the file or none.
+    `plan_of(class, marker)` is the marker scan's plan for the class (checks/marker_scan.py)."""
     path, tree, lines, newline = file.path, file.tree, file.lines, file.newline
     imports = ImportPlan(tree, lines, newline, project.summary(path), project, path)
     edits: list[Edit] = []
     added = []
-    resolver = Resolver(project)
     for f in findings:
         marker = load_interfaces()[f.interface or ""].marker
         node = class_node(tree, f.class_name)
         if node is None or node.body[0].lineno == node.lineno:
             raise NotFixable("class cannot be located for editing")
-        plan = Scan(resolver, project, {}, marker).plan(ClassEntity(os.path.abspath(path), f.class_name))
+        plan = plan_of(ClassEntity(os.path.abspath(path), f.class_name), marker)
         if plan is None:
             raise NotFixable("its language model cannot be found again; run eaglelint check")
         edits.append(_base_edit(lines, node, marker))

@@ -6,7 +6,7 @@ planner gets one file opened for editing (edits.py: read through the project,
 newline, BOM and encoding found once) and that file's findings; it returns the
 rewrite, leaves a finding it cannot fix in `left` with the reason, or raises
 NotFixable for the whole file. Planned lazily, when `fix` or SARIF asks: planning a
-whole tree costs a fifth to two fifths of checking it (README, "The edit model").
+whole tree costs about a quarter of checking it (README, "The edit model").
 A file is written only if the edited source parses, through a temporary file and an
 atomic rename, and only if it has not changed since it was read.
 """

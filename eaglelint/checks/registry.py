@@ -58,7 +58,7 @@ def fixer_of(code: str) -> Planner | None:
 
 
 def fixer_rank(fixer: Planner) -> int:
-    """The families' order: a file gets one family's fixes per run, the first family's first."""
+    """The families' order: a file's rewrites are merged in it, a clashing later one refused."""
     return next(i for i, f in enumerate(FAMILIES) if getattr(f, "FIX", None) is fixer)
 
 

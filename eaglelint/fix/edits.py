@@ -58,6 +58,7 @@ class FileFix:
     edits: list[Edit] = field(default_factory=list)  # in the coordinates of `old`, what SARIF's fixes[] says
     newline: str = "\n"
     findings: list[Finding] = field(default_factory=list)  # the findings this rewrite fixes
+    defines: list[tuple[str, str]] = field(default_factory=list)  # (class, method) the result must define
 
     def diff(self, label: str) -> str:
         old = self.old.decode(self.encoding).splitlines(keepends=True)
@@ -123,7 +124,25 @@ class EditableFile:
                                        for n in node.body):
                 raise NotFixable(f"new {qualname}.{method} would not land in its class; nothing written")
         return FileFix(self.path, self.src.raw, self.encode(text), self.src.encoding, list(added or []),
-                       list(imports or []), list(edits), self.newline, list(findings or []))
+                       list(imports or []), list(edits), self.newline, list(findings or []), list(defines or []))
+
+    def merge(self, first: FileFix, second: FileFix) -> FileFix:
+        """Two rewrites of this file (two rule families' fixes) as one, where their edits keep
+        apart: an edit both make is made once; two that touch one line, or insert different
+        lines at one place (two import lines isort would merge), refuse `second` (NotFixable)."""
+        edits = list(first.edits)
+        for new in second.edits:
+            if new in edits:
+                continue  # the same import line, added by both
+            clash = next((old for old in edits if _clash(old, new)), None)
+            if clash is not None:
+                members = ", ".join(f"{cls}.{member}" for cls, member in first.added)
+                raise NotFixable(f"its edit of line {new.start + 1} meets the fix of {members}; "
+                                 "run eaglelint fix again")
+            edits.append(new)
+        return self.finish(edits, first.added + second.added, first.imports + second.imports,
+                           first.defines + second.defines, first.findings + second.findings)
+
 
     def encode(self, text: str) -> bytes:
         """A BOM the decoder dropped (any encoding but `utf-8-sig`, which writes its own) is put back."""
@@ -135,6 +154,18 @@ Left = list[tuple[Finding, str]]
 # A rule family's fix: one file and its findings -> the rewrite (None: nothing to write);
 # a finding it cannot fix goes to `left` with the reason, NotFixable refuses the file.
 Planner = Callable[[EditableFile, list[Finding], "Project", str, Left], "FileFix | None"]
+
+
+def _clash(a: Edit, b: Edit) -> bool:
+    """Edits that cannot both be made to the lines as read: overlapping replacements, an
+    insertion inside a replaced range, or different insertions at one place."""
+    if a.start == a.end and b.start == b.end:
+        return a.start == b.start
+    if a.start == a.end:
+        return b.start < a.start < b.end
+    if b.start == b.end:
+        return a.start < b.start < a.end
+    return a.start < b.end and b.start < a.end
 
 
 def apply_edits(lines: list[str], edits: list[Edit], newline: str) -> str:
@@ -154,10 +185,6 @@ def apply_edits(lines: list[str], edits: list[Edit], newline: str) -> str:
             new[-1] = edit.lines[-1]  # the file's last line had no ending: its replacement has none
         new_lines[edit.start:edit.end] = new
     return "".join(new_lines)
-
-
-def line_edit(start: int, end: int, lines: list[str]) -> Edit:
-    return Edit(start, end, tuple(lines))
 
 
 def indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:

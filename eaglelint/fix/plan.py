@@ -44,20 +44,24 @@ def plan_fixes(findings: list[Finding], project: Project, style: str = DEFAULT_S
             todo.setdefault(fixer, {}).setdefault(os.path.abspath(f.path), []).append(f)
         else:
             plan.left.append((f, f.fix_refusal or f"{f.message} (no automatic fix for {f.code})"))
-    planned: set[str] = set()
+    planned: dict[str, FileFix] = {}  # one rewrite per file, all its families' fixes merged
     for fixer, by_file in sorted(todo.items(), key=lambda item: fixer_rank(item[0])):
         for path, items in sorted(by_file.items()):
-            if path in planned:
-                plan.left += [(f, "the file also gets other fixes; run eaglelint fix again") for f in items]
-                continue
             try:
-                fix = fixer(EditableFile(Path(path), project), items, project, style, plan.left)
+                file = EditableFile(Path(path), project)
+                fix = fixer(file, items, project, style, plan.left)
             except NotFixable as exc:
                 plan.left += [(f, str(exc)) for f in items]
                 continue
+            if fix is not None and path in planned:
+                try:
+                    fix = file.merge(planned[path], fix)
+                except NotFixable as exc:  # the first family's rewrite stands; these wait for a second run
+                    plan.left += [(f, str(exc)) for f in fix.findings]
+                    continue
             if fix is not None:
-                plan.files.append(fix)
-                planned.add(path)
+                planned[path] = fix
+    plan.files = list(planned.values())
     return plan
 
 

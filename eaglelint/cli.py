@@ -118,9 +118,13 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
         console = rich_console(stderr=output_format != "text" or bool(output_file))
         written = write_plan(plan(result, project, targets), console, list(paths))
         print_fixed(console, written, show_fixes)
-        result = run_lint(targets, finder, make_project(opts), jobs=opts["jobs"])
+        project = make_project(opts)
+        result = run_lint(targets, finder, project, jobs=opts["jobs"])
+    # SARIF carries each result's fix: what `fix --write` would write now (never written here)
+    fix_plan = plan(result, project, targets) if output_format == "sarif" and not statistics else None
     with open_output(output_file) as out:
-        write_report(result.findings, output_format, out, quiet=quiet, statistics_only=statistics)
+        write_report(result.findings, output_format, out, quiet=quiet, statistics_only=statistics,
+                     fix_plan=fix_plan)
     sys.exit(0 if exit_zero or not result.failing else 1)
 
 

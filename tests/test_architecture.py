@@ -22,15 +22,14 @@ from eaglelint.suppressions import UNUSED_SUPPRESSION
 PACKAGE = REPO / "eaglelint"
 
 # Lowest first; a module may import from its own layer and the layers below it.
-# fix/ spans two layers: the renderers and the edit model, which the checks use to
-# say whether (and how) a finding is fixed, sit below the checks; planning a whole
-# fix and writing files sits with the other stages that consume findings, and so does
-# the vLLM marker fix, which asks the marker scan which members the marker alone gets wrong.
+# fix/ spans two layers: the edit model and each rule family's file planner, which the
+# checks name as their fix (`FIX`), sit below the checks; choosing the planners and
+# writing files sits with the other stages that consume findings.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("data", ("eaglelint", "eaglelint.findings", "eaglelint.packs")),
     ("analysis", ("eaglelint.analysis",)),
     ("edits", ("eaglelint.fix.edits", "eaglelint.fix.delegation", "eaglelint.fix.imports",
-               "eaglelint.fix.owner")),
+               "eaglelint.fix.owner", "eaglelint.fix.members", "eaglelint.fix.marker")),
     ("checks", ("eaglelint.checks",)),
     ("pipeline", ("eaglelint.fix", "eaglelint.output", "eaglelint.drift", "eaglelint.lint", "eaglelint.config",
                   "eaglelint.suppressions", "eaglelint.baseline", "eaglelint.support")),
@@ -182,13 +181,12 @@ READS_ALLOWED: dict[str, set[str]] = {
     "eaglelint.baseline": {"read_text"},  # the baseline JSON
     "eaglelint.output.formats": {"open"},  # --output-file, written
     "eaglelint.pylint_plugin": {"open"},  # pylint's checker hook `self.open()`, no file
-    # not yet on Project (issue 14: the fix stage moves onto it, and suppressions.py with it);
-    # fix/plan.py also re-reads a file just before writing it, to refuse one changed since
+    # without a project (the pylint plugin, a library caller), these read for themselves
     "eaglelint.suppressions": {"read_source"},
-    "eaglelint.fix.plan": {"read_source", "parse_source", "read_bytes"},
-    "eaglelint.fix.owner": {"read_source", "parse_source"},
-    "eaglelint.fix.marker": {"read_source", "parse_source"},
-    "eaglelint.fix.noqa": {"read_source"},
+    # a fix edits the file as it is now (Project.current_source), and re-reads it just
+    # before writing, to refuse one changed since; parsed once per edited file
+    "eaglelint.fix.edits": {"read_source", "parse_source"},
+    "eaglelint.fix.plan": {"read_bytes"},
 }
 
 

@@ -16,6 +16,7 @@ from conftest import FIXTURES
 
 from eaglelint.analysis.project import Project
 from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.fix import members as members_fix
 from eaglelint.fix import plan as fixmod
 from eaglelint.packs import select_interfaces
 
@@ -131,7 +132,7 @@ def test_file_changed_since_planning_is_not_overwritten(tmp_path):
 
 def test_edit_that_would_not_parse_is_not_planned(tmp_path, monkeypatch):
     work = copy_case(FIXTURES / "fix" / "value_getter", tmp_path)
-    monkeypatch.setattr(fixmod, "render", lambda d, indent, step: [f"{indent}def broken(:"])
+    monkeypatch.setattr(members_fix, "render", lambda d, indent, step: [f"{indent}def broken(:"])
     plan = _plan(work)
     assert plan.files == []
     assert plan.left and all("would not parse" in why for _, why in plan.left)

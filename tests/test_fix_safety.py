@@ -17,6 +17,7 @@ from conftest import FIXTURES, REPO
 from eaglelint import cli
 from eaglelint.analysis.project import Project
 from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.fix import members as members_fix
 from eaglelint.fix import plan as fixmod
 from eaglelint.packs import select_interfaces
 
@@ -116,7 +117,7 @@ def test_failed_write_of_one_file_is_reported_and_the_others_are_written(tmp_pat
 def test_edit_that_would_not_land_in_its_class_is_not_planned(tmp_path, monkeypatch):
     (tmp_path / "lm.py").write_bytes(LM)
     (tmp_path / "wrapper.py").write_bytes(WRAPPER)
-    monkeypatch.setattr(fixmod, "indentation", lambda lines, node: ("", "    "))  # as if mis-measured
+    monkeypatch.setattr(members_fix, "indentation", lambda lines, node: ("", "    "))  # as if mis-measured
     project = Project()
     findings = check_files(sorted(tmp_path.glob("*.py")), CheckOptions(tuple(select_interfaces(None))),
                            project).findings

@@ -134,16 +134,29 @@ def bound_in_class(node: ast.ClassDef) -> dict[str, int]:
 
 
 def class_node(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
-    """The class named by `qualname`, each part found anywhere under the previous one."""
+    """The class the summary names `qualname` (summary.py): each part a class statement of the
+    body before it, entering if/try/with blocks, never a function. The one lookup of a class
+    by name: the checks reading a class body, and a fix editing it, must find the same class."""
     body: list[ast.stmt] = tree.body
     node = None
     for part in qualname.split("."):
-        node = next((n for n in ast.walk(ast.Module(body=body, type_ignores=[]))
-                     if isinstance(n, ast.ClassDef) and n.name == part), None)
+        node = next((n for n in class_scope(body) if n.name == part), None)
         if node is None:
             return None
         body = node.body
     return node
+
+
+def class_scope(body: list[ast.stmt]) -> Iterator[ast.ClassDef]:
+    """Class statements of a body, under if/try/with blocks too."""
+    for n in body:
+        if isinstance(n, ast.ClassDef):
+            yield n
+        elif isinstance(n, (ast.If, ast.Try, ast.With, ast.AsyncWith)):
+            for sub in ("body", "orelse", "finalbody"):
+                yield from class_scope(getattr(n, sub, []))
+            for handler in getattr(n, "handlers", []):
+                yield from class_scope(handler.body)
 
 
 def method_node(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:

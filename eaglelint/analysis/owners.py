@@ -21,6 +21,7 @@ import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .class_body import class_node
 from .exprs import expression_refs
 from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
@@ -176,8 +177,7 @@ class OwnerAnalysis:
                 tree = self.resolver.project.tree(cls.path)  # shared: only read below
             except (SourceError, RecursionError):
                 return None, None
-            tree = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)
-                         and n.lineno == info.line), ast.Module(body=[], type_ignores=[]))
+            tree = class_node(tree, cls.qualname) or ast.Module(body=[], type_ignores=[])
             offsets = None  # the file's own positions already
         node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                      and n.name == name), None)

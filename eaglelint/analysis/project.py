@@ -135,6 +135,12 @@ class Project:
         known = self.digests.get(Path(os.path.abspath(path)))
         return known is not None and known != SummaryCache.key(raw)
 
+    def current_source(self, path: Path) -> Source:
+        """The file as it is now (not as this run first read it: `source`), decoded, read
+        through the same guard as every other read (a FIFO is refused, max-file-size
+        holds): what a fix edits. SourceError says why not."""
+        return decode_source(path, read_bytes(path, self.max_file_size))
+
     def summary(self, path: Path, raw: bytes | None = None) -> ModuleSummary | None:
         """Summary of a .py file, or None (reason in `errors`) when it cannot be parsed.
 

@@ -24,6 +24,8 @@ from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.vllm_registry import registry_for, served
 from ..analysis.wrappers import wrapped_candidates
 from ..findings import Finding
+from ..fix.edits import EditableFile, FileFix, Left
+from ..fix.marker import plan_marker_file
 from ..packs import Interface
 from .context import Context
 from .marker import (
@@ -277,3 +279,14 @@ def _header_refusal(info) -> str | None:
     if not info.bases or info.header_keywords:
         return "the class has no bases, or keyword arguments in its header; add the base by hand"
     return None
+
+
+def fix_file(file: EditableFile, findings: list[Finding], project: Project, style: str, left: Left) -> FileFix:
+    """EGL030's fix: the marker base and the forwards that the scan's plan, made again for the
+    file being edited, names (fix/marker.py writes them)."""
+    resolver = Resolver(project)
+    return plan_marker_file(file, findings, project, resolver,
+                            lambda cls, marker: Scan(resolver, project, {}, marker).plan(cls))
+
+
+FIX = fix_file  # EGL030's fix

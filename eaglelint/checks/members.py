@@ -22,6 +22,7 @@ from ..analysis.summary import free_names_of_text
 from ..analysis.wrappers import is_component, wrapped_candidates
 from ..findings import Finding
 from ..fix.delegation import refusal
+from ..fix.members import plan_delegation_file
 from ..packs import InterfaceMethod, load_interfaces
 from .context import WRAPPERS, Context, wrappers
 
@@ -37,6 +38,7 @@ def code_for(member: InterfaceMethod) -> str:
 
 
 CODES = (*SEVERITY_BY_CALLED_ON.values(), OPTIONAL_CODE, UNRESOLVED)
+FIX = plan_delegation_file  # its fixable codes' fix: a delegating method per finding
 SUBJECTS = WRAPPERS
 subjects = wrappers
 

@@ -29,7 +29,7 @@ from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft, is_draft_name
 from ..findings import Finding
-from ..fix.owner import NotFixable, plan_class
+from ..fix.owner import NotFixable, plan_class, plan_owner_file
 from ..packs import InterfaceMethod
 from .context import Context
 
@@ -129,6 +129,7 @@ class OwnerGap:
 
 
 CODES = (CODE, NO_FIX_CODE)
+FIX = plan_owner_file  # EGL040's fix: the members as the sibling writes them
 SUBJECTS = "owner classes"
 
 

@@ -2,9 +2,11 @@
 
 Each family module declares `CODES`, `subjects(context)` (the classes it judges) and
 `check(context, cls)` (their findings); a family that finds its subjects in files other
-than the wrappers' also declares `files(context)`, so they can be summarised in parallel.
-The registry runs every family over its subjects; adding a rule family is adding its
-module to `FAMILIES`.
+than the wrappers' also declares `files(context)`, so they can be summarised in parallel;
+one with fixable codes declares `FIX`, the file planner (fix/edits.py `Planner`) that
+writes their fix, which the fix stage asks for here (`fixer_of`) rather than comparing
+codes. The registry runs every family over its subjects; adding a rule family is adding
+its module to `FAMILIES`.
 
 Why isolation lives here: a linter that runs on strangers' pull requests meets code no
 test foresaw (an inheritance chain thousands deep, a construct the resolver
@@ -24,6 +26,8 @@ from types import ModuleType
 from ..analysis.project import Project, internal_error
 from ..analysis.resolve import ClassEntity, Resolver
 from ..findings import Finding, file_error
+from ..fix.edits import Planner
+from ..packs import load_codes
 from . import aux, marker_scan, members, owner
 from .context import Context
 
@@ -57,6 +61,18 @@ def run_checks(context: Context) -> list[Finding]:
                 failed.add((kind, cls))
                 context.renew()
     return out
+
+
+def fixer_of(code: str) -> Planner | None:
+    """The fix of a code codes.toml calls fixable: the `FIX` of the family that declares it."""
+    if not load_codes()[code].fixable:
+        return None
+    return next((getattr(f, "FIX", None) for f in FAMILIES if code in f.CODES), None)
+
+
+def fixer_rank(fixer: Planner) -> int:
+    """The families' order: a file's rewrites are merged in it, a clashing later one refused."""
+    return next(i for i, f in enumerate(FAMILIES) if getattr(f, "FIX", None) is fixer)
 
 
 def class_failure(project: Project, cls: ClassEntity, exc: Exception) -> Finding:

@@ -19,6 +19,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .edits import NotFixable
+
 if TYPE_CHECKING:  # annotations only: config reads STYLES without loading the summariser
     from ..analysis.summary import FunctionInfo, Param
 
@@ -27,10 +29,6 @@ DEFAULT_STYLE = "raise"
 MAX_LINE = 88  # ruff's and black's default: every line a fix writes, delegation or import, fits it
 # decorators of a wrapped member that a delegating instance method cannot stand in for
 _REFUSED_KINDS = ("classmethod", "staticmethod", "accessor", "abstractmethod")
-
-
-class NotFixable(Exception):
-    """The wrapped method has a shape a delegation cannot copy; str() says why."""
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,50 @@
-"""The edit model every fix shares: a planned file rewrite, a plan, and line edits.
+"""The edit model every fix shares, and the one place a file is opened and finished for editing.
 
-Why apart from the planner: the delegation, owner and marker fixes each build
-`FileFix`es with `apply_edits`; keeping these here lets the planner import those
-fixes without their importing it back.
+Why one model: the delegation, owner and marker fixes, `--add-noqa` and SARIF's
+`fixes[]` all speak of the same change: an `Edit` replaces the lines [start, end) of
+the file as it was read (an insertion when start == end) with new lines, written
+without line endings. `EditableFile` is where a file's bytes are read (through the
+project, the one reader), its newline, BOM and encoding are found, the edits are
+applied and the result is checked to parse and encoded back: handled once here, so
+no fix can keep the BOM and lose the `\\r\\n`s. A fix that cannot be written raises
+`NotFixable`, whose text is the reason the finding is left without a fix: the one
+way the planning stage says no.
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..analysis.class_body import class_node
+from ..analysis.sources import SourceError, parse_source, read_source, split_lines
 from ..findings import Finding
+
+if TYPE_CHECKING:  # the edit model is data; a project is only handed in
+    from ..analysis.project import Project
+
+BOM = b"\xef\xbb\xbf"
+
+
+class NotFixable(Exception):
+    """A finding (or a file's findings) that no fix is written for; str() says why."""
+
+
+class FixError(Exception):
+    """A file that could not be written; the original is intact."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the 0-based lines [start, end) of the file as read with `lines` (no line endings)."""
+
+    start: int
+    end: int
+    lines: tuple[str, ...]
 
 
 @dataclass
@@ -22,8 +53,12 @@ class FileFix:
     old: bytes
     new: bytes
     encoding: str
-    added: list[tuple[str, str]] = field(default_factory=list)  # (class, method)
+    added: list[tuple[str, str]] = field(default_factory=list)  # (class, member)
     imports: list[str] = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)  # in the coordinates of `old`, what SARIF's fixes[] says
+    newline: str = "\n"
+    findings: list[Finding] = field(default_factory=list)  # the findings this rewrite fixes
+    defines: list[tuple[str, str]] = field(default_factory=list)  # (class, method) the result must define
 
     def diff(self, label: str) -> str:
         old = self.old.decode(self.encoding).splitlines(keepends=True)
@@ -37,38 +72,118 @@ class FixPlan:
     left: list[tuple[Finding, str]] = field(default_factory=list)
 
 
-class FixError(Exception):
-    """A file that could not be written; the original is intact."""
+class EditableFile:
+    """One file as a fix reads it: refused through a symbolic link, or when it changed since
+    the run read it; its lines with their endings, its newline, and (on demand) its tree."""
+
+    def __init__(self, path: Path, project: Project | None = None):
+        if path.is_symlink():
+            raise NotFixable("is a symbolic link; eaglelint does not rewrite through links")
+        try:
+            self.src = project.current_source(path) if project is not None else read_source(path)
+        except SourceError as exc:
+            raise NotFixable(str(exc)) from None
+        if project is not None and project.changed_since_read(path, self.src.raw):
+            raise NotFixable("file changed since it was checked (another fix running?); run again")
+        self.path = path
+        self.lines = split_lines(self.src.text)
+        first = self.lines[0] if self.lines else ""
+        self.newline = "\r\n" if first.endswith("\r\n") else "\r" if first.endswith("\r") else "\n"
+        self._tree: ast.Module | None = None
+
+    @property
+    def tree(self) -> ast.Module:
+        if self._tree is None:
+            try:
+                self._tree = parse_source(self.src)
+            except RecursionError:
+                raise NotFixable("nested too deeply to edit safely; nothing written") from None
+            except SourceError as exc:
+                raise NotFixable(str(exc)) from None
+        return self._tree
+
+    def apply(self, edits: list[Edit]) -> str:
+        """The text with `edits` applied; insertions at one place keep the order given."""
+        return apply_edits(self.lines, edits, self.newline)
+
+    def finish(self, edits: list[Edit], added: list[tuple[str, str]] | None = None,
+               imports: list[str] | None = None, defines: list[tuple[str, str]] | None = None,
+               findings: list[Finding] | None = None) -> FileFix:
+        """The rewrite, if the edited text parses and defines each (class, method) of `defines`
+        in that class; encoded as the file was (its encoding, and a BOM it had)."""
+        text = self.apply(edits)
+        try:
+            tree = ast.parse(text)
+        except SyntaxError as exc:
+            raise NotFixable(f"edited source would not parse ({exc.msg}); nothing written") from None
+        except RecursionError:
+            raise NotFixable("nested too deeply to edit safely; nothing written") from None
+        for qualname, method in defines or []:
+            node = class_node(tree, qualname)
+            if node is None or not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == method
+                                       for n in node.body):
+                raise NotFixable(f"new {qualname}.{method} would not land in its class; nothing written")
+        return FileFix(self.path, self.src.raw, self.encode(text), self.src.encoding, list(added or []),
+                       list(imports or []), list(edits), self.newline, list(findings or []), list(defines or []))
+
+    def merge(self, first: FileFix, second: FileFix) -> FileFix:
+        """Two rewrites of this file (two rule families' fixes) as one, where their edits keep
+        apart: an edit both make is made once; two that touch one line, or insert different
+        lines at one place (two import lines isort would merge), refuse `second` (NotFixable)."""
+        edits = list(first.edits)
+        for new in second.edits:
+            if new in edits:
+                continue  # the same import line, added by both
+            clash = next((old for old in edits if _clash(old, new)), None)
+            if clash is not None:
+                members = ", ".join(f"{cls}.{member}" for cls, member in first.added)
+                raise NotFixable(f"its edit of line {new.start + 1} meets the fix of {members}; "
+                                 "run eaglelint fix again")
+            edits.append(new)
+        return self.finish(edits, first.added + second.added, first.imports + second.imports,
+                           first.defines + second.defines, first.findings + second.findings)
 
 
-def find_class(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
-    body, node = tree.body, None
-    for part in qualname.split("."):
-        node = next((n for n in class_scope(body) if n.name == part), None)
-        if node is None:
-            return None
-        body = node.body
-    return node
+    def encode(self, text: str) -> bytes:
+        """A BOM the decoder dropped (any encoding but `utf-8-sig`, which writes its own) is put back."""
+        keep = self.src.raw.startswith(BOM) and not self.src.encoding.endswith("-sig")
+        return (BOM if keep else b"") + text.encode(self.src.encoding)
 
 
-def class_scope(body: list[ast.stmt]) -> Iterator[ast.ClassDef]:
-    for n in body:
-        if isinstance(n, ast.ClassDef):
-            yield n
-        elif isinstance(n, (ast.If, ast.Try, ast.With)):
-            for sub in ("body", "orelse", "finalbody"):
-                yield from class_scope(getattr(n, sub, []))
-            for handler in getattr(n, "handlers", []):
-                yield from class_scope(handler.body)
+Left = list[tuple[Finding, str]]
+# A rule family's fix: one file and its findings -> the rewrite (None: nothing to write);
+# a finding it cannot fix goes to `left` with the reason, NotFixable refuses the file.
+Planner = Callable[[EditableFile, list[Finding], "Project", str, Left], "FileFix | None"]
 
 
-def apply_edits(lines: list[str], edits: list[tuple], newline: str) -> str:
-    """Apply (start, new) inserts and (start, end, new) replacements over 0-based line indexes."""
+def _clash(a: Edit, b: Edit) -> bool:
+    """Edits that cannot both be made to the lines as read: overlapping replacements, an
+    insertion inside a replaced range, or different insertions at one place."""
+    if a.start == a.end and b.start == b.end:
+        return a.start == b.start
+    if a.start == a.end:
+        return b.start < a.start < b.end
+    if b.start == b.end:
+        return a.start < b.start < a.end
+    return a.start < b.end and b.start < a.end
+
+
+def apply_edits(lines: list[str], edits: list[Edit], newline: str) -> str:
+    """Apply edits over 0-based line indexes of `lines`, bottom first so indexes hold.
+
+    Insertions at one place land in the order given; a replacement and an insertion at
+    its start put the insertion first. A last line without an ending gets one before
+    anything is added after it, and keeps none when it is replaced."""
     new_lines = list(lines)
-    for start, end, new in sorted(((e[0], e[0], e[1]) if len(e) == 2 else e for e in edits), reverse=True):
-        if start > 0 and not new_lines[start - 1].endswith(("\n", "\r")):
-            new_lines[start - 1] += newline
-        new_lines[start:end] = new
+    order = sorted(range(len(edits)), key=lambda i: (edits[i].start, edits[i].end, i), reverse=True)
+    for i in order:
+        edit = edits[i]
+        if edit.start > 0 and not new_lines[edit.start - 1].endswith(("\n", "\r")):
+            new_lines[edit.start - 1] += newline
+        new = [line + newline for line in edit.lines]
+        if new and edit.end == len(lines) > edit.start and not lines[-1].endswith(("\n", "\r")):
+            new[-1] = edit.lines[-1]  # the file's last line had no ending: its replacement has none
+        new_lines[edit.start:edit.end] = new
     return "".join(new_lines)
 
 
@@ -88,8 +203,13 @@ def indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:
 
 def insert_index(lines: list[str], node: ast.ClassDef, indent: str) -> int:
     """After the class's last statement, and after comment lines that still belong to it."""
-    index = node.body[-1].end_lineno
-    j = index
+    return after_body(lines, node.body[-1].end_lineno or node.lineno, indent)
+
+
+def after_body(lines: list[str], last: int, indent: str) -> int:
+    """0-based index after the 1-based line `last` that ends a class body, and after the comment
+    lines indented at least as the body (`indent`) that follow it."""
+    index = j = last
     while j < len(lines):
         stripped = lines[j].strip()
         if stripped.startswith("#") and len(lines[j]) - len(lines[j].lstrip(" \t")) >= len(indent):

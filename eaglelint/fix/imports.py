@@ -23,6 +23,7 @@ from ..analysis.project import Project
 from ..analysis.refs import Ref
 from ..analysis.summary import ModuleSummary
 from .delegation import MAX_LINE
+from .edits import Edit
 
 
 class ImportPlan:
@@ -110,9 +111,9 @@ class ImportPlan:
         return roots
 
     # -- edits -------------------------------------------------------------
-    def edits(self) -> list[tuple[int, int, list[str]]]:
-        """(start, end, new lines) over 0-based line indexes of the file."""
-        out = []
+    def edits(self) -> list[Edit]:
+        """The import lines to merge into or add to the file."""
+        out: list[Edit] = []
         new_lines: list[tuple[str, str]] = []  # (module, line)
         top = [n for n in self.tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
         for module, names in self.from_imports.items():
@@ -131,7 +132,7 @@ class ImportPlan:
             self.added.append(text)
         if new_lines and not top:
             at = self._insert_index(top)
-            out.append((at, at, [line + self.newline for _, line in sorted(new_lines, key=self._order)]))
+            out.append(Edit(at, at, tuple(line for _, line in sorted(new_lines, key=self._order))))
         elif new_lines:
             out += self._placed(top, new_lines)
         return out
@@ -158,7 +159,7 @@ class ImportPlan:
         # first party, as isort finds it: a module of the tree being fixed, not an installed one
         return 3 if self.project.resolve_module(top, self.path) is not None else 2
 
-    def _placed(self, top: list[ast.stmt], new_lines: list[tuple[str, str]]) -> list[tuple[int, int, list[str]]]:
+    def _placed(self, top: list[ast.stmt], new_lines: list[tuple[str, str]]) -> list[Edit]:
         """Each new line at its isort position among the existing top-level imports."""
         groups: dict[int, list[tuple[tuple, str, str]]] = {}  # index -> (order, line, where)
         for item in sorted(new_lines, key=self._order):
@@ -180,7 +181,7 @@ class ImportPlan:
                 lines.append(line)
             if items[-1][2] == "before":
                 lines.append("")
-            out.append((at, at, [line + self.newline for line in lines]))
+            out.append(Edit(at, at, tuple(lines)))
         return out
 
     def _insert_index(self, top: list[ast.stmt]) -> int:
@@ -192,7 +193,7 @@ class ImportPlan:
             return body[0].end_lineno
         return 0
 
-    def _merge(self, node: ast.ImportFrom, names: list[tuple[str, str | None]]) -> tuple[int, int, list[str]]:
+    def _merge(self, node: ast.ImportFrom, names: list[tuple[str, str | None]]) -> Edit:
         first, last = node.lineno - 1, node.end_lineno - 1
         tail_line = self.lines[last]
         tail = tail_line.encode()[node.end_col_offset:].decode()
@@ -209,7 +210,7 @@ class ImportPlan:
             # as isort and ruff wrap a line that a comment makes too long: the comment after `(`
             wrapped = self._render_from(module, merged, multiline=True)
             text = head + wrapped.replace("(", f"(  {comment}", 1) + tail[len(tail.rstrip("\r\n")):]
-        return (first, last + 1, [text])
+        return Edit(first, last + 1, (text.rstrip("\r\n"),))
 
     def _render_from(self, module: str, names: list[tuple[str, str | None]], multiline: bool) -> str:
         items = [_alias(a, b) for a, b in names]

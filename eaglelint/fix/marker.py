@@ -20,39 +20,22 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..analysis.class_body import class_node
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
-from ..analysis.sources import SourceError, parse_source, read_source, split_lines
 from ..analysis.summary import free_names_of_text
-from ..checks.marker_scan import Plan, Scan
 from ..findings import Finding
 from ..packs import load_interfaces
-from .delegation import MAX_LINE, Delegation, NotFixable, render
-from .edits import FileFix, FixPlan, apply_edits, find_class, indentation, insert_index
+from .delegation import MAX_LINE, Delegation, render
+from .edits import Edit, EditableFile, FileFix, NotFixable, indentation, insert_index
 from .imports import ImportPlan
 
-
-class _NotFixable(Exception):
-    pass
-
-
-def plan_marker_fixes(findings: list[Finding], project: Project, plan: FixPlan) -> None:
-    by_file: dict[str, list[Finding]] = {}
-    for f in findings:
-        by_file.setdefault(os.path.abspath(f.path), []).append(f)
-    planned = {os.path.abspath(ff.path) for ff in plan.files}
-    for path, items in sorted(by_file.items()):
-        if path in planned:
-            plan.left += [(f, "the file also gets method delegations; run eaglelint fix again") for f in items]
-            continue
-        try:
-            fix = _plan_file(Path(path), items, project)
-        except (SourceError, _NotFixable) as exc:
-            plan.left += [(f, str(exc)) for f in items]
-            continue
-        plan.files.append(fix)
+if TYPE_CHECKING:  # the scan's plan is handed in by the check that made the finding
+    from ..checks.marker_scan import Plan
 
 
 def _marker_module(project: Project, f: Finding, marker: str) -> Path:
@@ -66,45 +49,35 @@ def _marker_module(project: Project, f: Finding, marker: str) -> Path:
             location = project.resolve_module(ref.name, lister_path)
             if location is not None and location.suffix == ".py":
                 return location
-    raise _NotFixable(f"cannot tell where {marker} is defined; add it by hand")
+    raise NotFixable(f"cannot tell where {marker} is defined; add it by hand")
 
 
-def _plan_file(path: Path, findings: list[Finding], project: Project) -> FileFix:
-    if path.is_symlink():
-        raise _NotFixable("is a symbolic link; eaglelint does not rewrite through links")
-    src = read_source(path)
-    if project.changed_since_read(path, src.raw):
-        raise _NotFixable("file changed since it was checked (another fix running?); run again")
-    tree = parse_source(src)
-    lines = split_lines(src.text)
-    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\r" if lines and lines[0].endswith("\r") else "\n"
+def plan_marker_file(file: EditableFile, findings: list[Finding], project: Project, resolver: Resolver,
+                     plan_of: Callable[[ClassEntity, str], Plan | None]) -> FileFix:
+    """The marker base, its import and the forwarding methods, for every finding of the file or none.
+    `plan_of(class, marker)` is the marker scan's plan for the class (checks/marker_scan.py)."""
+    path, tree, lines, newline = file.path, file.tree, file.lines, file.newline
     imports = ImportPlan(tree, lines, newline, project.summary(path), project, path)
-    edits: list[tuple] = []
+    edits: list[Edit] = []
     added = []
-    resolver = Resolver(project)
     for f in findings:
-        marker = load_interfaces()[f.interface].marker
-        node = find_class(tree, f.class_name)
+        marker = load_interfaces()[f.interface or ""].marker
+        node = class_node(tree, f.class_name)
         if node is None or node.body[0].lineno == node.lineno:
-            raise _NotFixable("class cannot be located for editing")
-        plan = Scan(resolver, project, {}, marker).plan(ClassEntity(os.path.abspath(path), f.class_name))
+            raise NotFixable("class cannot be located for editing")
+        plan = plan_of(ClassEntity(os.path.abspath(path), f.class_name), marker)
         if plan is None:
-            raise _NotFixable("its language model cannot be found again; run eaglelint check")
-        edits.append(_base_edit(lines, node, marker, newline))
+            raise NotFixable("its language model cannot be found again; run eaglelint check")
+        edits.append(_base_edit(lines, node, marker))
         added.append((f.class_name, marker))
         if plan.delegate:
             indent, step = indentation(lines, node)
             methods = [line for name in plan.delegate for line in ["", *_forward(resolver, plan, name, project,
                                                                                   path, indent, step)]]
-            edits.append((insert_index(lines, node, indent), [m + newline if m else newline for m in methods]))
+            at = insert_index(lines, node, indent)
+            edits.append(Edit(at, at, tuple(methods)))
         _import_marker(imports, tree, project, path, marker, _marker_module(project, f, marker))
-    text = apply_edits(lines, edits + imports.edits(), newline)
-    try:
-        ast.parse(text)
-    except SyntaxError as exc:
-        raise _NotFixable(f"edited source would not parse ({exc.msg}); nothing written") from None
-    bom = b"\xef\xbb\xbf" if src.raw.startswith(b"\xef\xbb\xbf") and not src.encoding.endswith("-sig") else b""
-    return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)
+    return file.finish(edits + imports.edits(), added, imports.added, findings=findings)
 
 
 def _forward(resolver: Resolver, plan: Plan, name: str, project: Project, path: Path, indent: str,
@@ -112,7 +85,7 @@ def _forward(resolver: Resolver, plan: Plan, name: str, project: Project, path: 
     """`def name(...)` that calls the same member on the held language model."""
     member = resolver.find_member(plan.lm, name)
     if member is None or member.function is None:
-        raise _NotFixable(f"{plan.lm.qualname}.{name} is not a plain method; forward it by hand")
+        raise NotFixable(f"{plan.lm.qualname}.{name} is not a plain method; forward it by hand")
     fn = member.function
     summary = project.summary(path)
     bound = set(summary.names) if summary else set()
@@ -122,12 +95,12 @@ def _forward(resolver: Resolver, plan: Plan, name: str, project: Project, path: 
 
     drop = frozenset(p.name for p in fn.params if not importable(p.annotation))
     if any(p.default is not None for p in fn.params):
-        raise _NotFixable(f"{plan.lm.qualname}.{name} has parameter defaults; forward it by hand")
+        raise NotFixable(f"{plan.lm.qualname}.{name} has parameter defaults; forward it by hand")
     try:
         return render(Delegation(plan.wrapper.qualname.split(".")[-1], plan.held.attr, fn, fn.returns_value,
                                  "plain", drop, not importable(fn.return_annotation)), indent, step)
     except NotFixable as exc:
-        raise _NotFixable(str(exc)) from None
+        raise NotFixable(str(exc)) from None
 
 
 def _import_marker(imports: ImportPlan, tree: ast.Module, project: Project, path: Path, marker: str,
@@ -144,29 +117,26 @@ def _import_marker(imports: ImportPlan, tree: ast.Module, project: Project, path
                 return
     imports.require({marker}, location)
     if marker not in imports.bound:
-        raise _NotFixable(f"cannot write an import of {marker} here; add it by hand")
+        raise NotFixable(f"cannot write an import of {marker} here; add it by hand")
 
 
-def _base_edit(lines: list[str], node: ast.ClassDef, marker: str, newline: str) -> tuple[int, int, list[str]]:
+def _base_edit(lines: list[str], node: ast.ClassDef, marker: str) -> Edit:
     if not node.bases or node.keywords:
-        raise _NotFixable("the class has no bases, or keyword arguments in its header; add the base by hand")
+        raise NotFixable("the class has no bases, or keyword arguments in its header; add the base by hand")
     last = node.bases[-1]
     index = last.end_lineno - 1
     raw = lines[index].rstrip("\r\n").encode()
     before, after = raw[: last.end_col_offset].decode(), raw[last.end_col_offset:].decode()
     lead = before[: len(before) - len(before.lstrip(" \t"))]
     if last.end_lineno > node.lineno and after.strip() == ",":  # one base per line, trailing comma
-        return (index + 1, index + 1, [f"{lead}{marker},{newline}"])
+        return Edit(index + 1, index + 1, (f"{lead}{marker},",))
     one = f"{before}, {marker}{after}"
     if last.end_lineno > node.lineno or len(one.expandtabs(4)) <= MAX_LINE or after.strip() != "):":
-        return (index, index + 1, [one + newline])
+        return Edit(index, index + 1, (one,))
     # `class X(A, B):` grown too long: wrap it as ruff format does
     head = raw[: node.bases[0].col_offset].decode().rstrip().removesuffix("(")
     bases = [raw[b.col_offset: b.end_col_offset].decode() for b in node.bases] + [marker]
     step = "\t" if "\t" in lead else "    "
     middle = f"{lead}{step}{', '.join(bases)}"
-    if len(middle.expandtabs(4)) <= MAX_LINE:
-        body = [middle + newline]
-    else:
-        body = [f"{lead}{step}{b},{newline}" for b in bases]
-    return (index, index + 1, [f"{head}({newline}", *body, f"{lead}){after.strip()[1:]}{newline}"])
+    body = [middle] if len(middle.expandtabs(4)) <= MAX_LINE else [f"{lead}{step}{b}," for b in bases]
+    return Edit(index, index + 1, (f"{head}(", *body, f"{lead}){after.strip()[1:]}"))

@@ -17,18 +17,15 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..analysis.directives import comments_and_spans, noqa_in
-from ..analysis.sources import SourceError, read_source, split_lines
 from ..findings import Finding, display_path
+from .edits import EditableFile, FileFix, FixError, NotFixable
 
 DEFAULT_REASON = "existing gap, recorded by eaglelint check --add-noqa"
-BOM = b"\xef\xbb\xbf"
 
 
 def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -> tuple[int, int, list[str]]:
     """(directives added, files written, why each file that could not be written was not);
     one file that cannot be written does not stop the others."""
-    from .plan import FixError  # the file writer, loaded only when --add-noqa writes
-
     inside = [os.path.realpath(r) for r in roots]
     by_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
@@ -43,8 +40,8 @@ def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -
             continue
         try:
             count = _add_to_file(Path(path), items, reason)
-        except (SourceError, FixError, SyntaxError) as exc:
-            failed.append(f"{display_path(path)}: noqa comments not written: {exc}")
+        except (NotFixable, FixError, SyntaxError) as exc:
+            failed.append(f"{display_path(items[0].path)}: noqa comments not written: {exc}")
             continue
         added += count
         files += bool(count)
@@ -52,10 +49,10 @@ def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -
 
 
 def _add_to_file(path: Path, findings: list[Finding], reason: str) -> int:
-    from .plan import FileFix, write_fix
+    from .plan import write_fix  # the file writer, loaded only when --add-noqa writes
 
-    src = read_source(path)
-    lines = split_lines(src.text)
+    file = EditableFile(path)
+    src, lines = file.src, list(file.lines)
     comments, spans = comments_and_spans(src.text)
     codes: dict[int, list[str]] = defaultdict(list)
     added = 0
@@ -82,6 +79,5 @@ def _add_to_file(path: Path, findings: list[Finding], reason: str) -> int:
     if new_text == src.text:
         return 0
     ast.parse(new_text, filename=str(path))
-    bom = BOM if src.raw.startswith(BOM) and not src.encoding.endswith("-sig") else b""
-    write_fix(FileFix(path, src.raw, bom + new_text.encode(src.encoding), src.encoding))
+    write_fix(FileFix(path, src.raw, file.encode(new_text), src.encoding))
     return added

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,17 +32,12 @@ from ..analysis.owners import (
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
-from ..analysis.sources import SourceError, parse_source, read_source, split_lines
 from ..findings import Finding
-from .edits import FileFix, FixPlan, apply_edits
+from .edits import Edit, EditableFile, FileFix, NotFixable, after_body
 from .imports import ImportPlan
 
 FLAG = "capture_aux_hidden_states"
 AUX = "aux_hidden_states"
-
-
-class NotFixable(Exception):
-    """str() says why no member is written."""
 
 
 @dataclass
@@ -51,7 +45,7 @@ class ClassPlan:
     qualname: str
     siblings: dict[str, Sibling] = field(default_factory=dict)
     methods: list[tuple[str, list[str]]] = field(default_factory=list)  # member, lines (no line endings)
-    edits: list[tuple[int, int, list[str]]] = field(default_factory=list)  # 0-based [start, end) -> lines
+    edits: list[Edit] = field(default_factory=list)
     names: dict[str, Path] = field(default_factory=dict)  # global names the copies read -> module to import from
     end: int = 0  # 0-based line index after the class body: where the methods go
 
@@ -75,7 +69,7 @@ def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
         raise NotFixable(f"self.{owner.attr} may hold several classes; write the members by hand")
     decoder = owner.decoders[0].cls
     indent = lead(lines[min(m.line for m in info.methods.values()) - 1])
-    plan = ClassPlan(info.name, end=_end(lines, info.end_line, indent))
+    plan = ClassPlan(info.name, end=after_body(lines, info.end_line, indent))
     if imports is None:
         empty = ast.Module(body=[], type_ignores=[])
         imports = ImportPlan(empty, lines, "\n", resolver.module(owner.cls.path), resolver.project,
@@ -90,19 +84,6 @@ def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
     if CAPTURE_HOOK in missing:
         plan.edits += _aux_path(analysis, owner, lines)
     return plan
-
-
-def _end(lines: list[str], last: int, indent: str) -> int:
-    """After the class's last statement (1-based `last`), and the comment lines that still belong to it."""
-    index = j = last
-    while j < len(lines):
-        stripped = lines[j].strip()
-        if stripped.startswith("#") and len(lead(lines[j])) >= len(indent):
-            index = j + 1
-        elif stripped:
-            break
-        j += 1
-    return index
 
 
 def _copy(analysis: OwnerAnalysis, owner: Owner, sibling: Sibling, member: str, indent: str,
@@ -166,16 +147,16 @@ def _is_self(node: ast.AST, attr: str) -> bool:
         and node.value.id == "self"
 
 
-def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list:
+def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list[Edit]:
     """Edits to __init__ and forward so the owner handles the decoder's (hidden, aux) tuple."""
-    edits = []
+    edits: list[Edit] = []
     own = analysis.resolver.info(owner.cls).methods
     if not flag_initialised(analysis, owner):
         init = analysis.method_node(owner.cls, "__init__", positions=True) if "__init__" in own else None
         if init is None or any(isinstance(n, ast.Return) for n in ast.walk(init)):
             raise NotFixable(f"cannot tell where __init__ ends to set self.{FLAG} = False; set it by hand")
         at = init.body[-1].end_lineno
-        edits.append((at, at, [f"{lead(lines[init.body[0].lineno - 1])}self.{FLAG} = False"]))
+        edits.append(Edit(at, at, (f"{lead(lines[init.body[0].lineno - 1])}self.{FLAG} = False",)))
     found = analysis.forward(owner.cls)
     forward = analysis.method_node(owner.cls, "forward", positions=True) if "forward" in own else None
     if found is None:
@@ -195,8 +176,8 @@ def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list:
     if not unpacks:
         edits.append(_unpack(owner, forward, calls, lines))
     edits += [_pass(call, lines) for call in todo]
-    rows = [r for a, b, _ in edits for r in range(a, b)]
-    inserts = [a for a, b, _ in edits if a == b]
+    rows = [r for e in edits for r in range(e.start, e.end)]
+    inserts = [e.start for e in edits if e.start == e.end]
     if len(set(rows)) != len(rows) or len(set(inserts)) != len(inserts):
         raise NotFixable("two edits of its forward fall on one line; change it by hand")
     return edits
@@ -208,7 +189,7 @@ def _runs_decoder(call: ast.Call, attr: str) -> bool:
     return _is_self(target, attr) or any(k.arg == "language_model" and _is_self(k.value, attr) for k in call.keywords)
 
 
-def _unpack(owner: Owner, forward: ast.AST, calls: list[ast.Call], lines: list[str]) -> tuple:
+def _unpack(owner: Owner, forward: ast.AST, calls: list[ast.Call], lines: list[str]) -> Edit:
     """After the one `x = <decoder run>` that precedes every logits call: unpack when capturing."""
     runs = [n for n in ast.walk(forward) if isinstance(n, ast.Call) and _runs_decoder(n, owner.attr)]
     blocks = []
@@ -229,10 +210,10 @@ def _unpack(owner: Owner, forward: ast.AST, calls: list[ast.Call], lines: list[s
     name, ind = stmt.targets[0].id, lead(lines[stmt.lineno - 1])
     step = "\t" if ind.startswith("\t") else "    "
     new = ["", f"{ind}{AUX} = None", f"{ind}if self.{FLAG}:", f"{ind}{step}{name}, {AUX} = {name}"]
-    return (stmt.end_lineno, stmt.end_lineno, new)
+    return Edit(stmt.end_lineno, stmt.end_lineno, tuple(new))
 
 
-def _pass(call: ast.Call, lines: list[str]) -> tuple:
+def _pass(call: ast.Call, lines: list[str]) -> Edit:
     """The aux hidden states as the logits processor's fifth argument (or keyword)."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords) \
             or len(call.args) > 4:
@@ -247,48 +228,23 @@ def _pass(call: ast.Call, lines: list[str]) -> tuple:
     col = len(raw.encode("utf-8")[: last.end_col_offset].decode("utf-8", "replace"))
     rest = raw[col:].strip()
     if call.end_lineno > last.end_lineno and rest == ",":
-        return (row + 1, row + 1, [f"{lead(lines[last.lineno - 1])}{text},"])
-    return (row, row + 1, [f"{raw[:col]}, {text}{raw[col:]}"])
+        return Edit(row + 1, row + 1, (f"{lead(lines[last.lineno - 1])}{text},",))
+    return Edit(row, row + 1, (f"{raw[:col]}, {text}{raw[col:]}",))
 
 
-def plan_owner_fixes(findings: list[Finding], project: Project, plan: FixPlan) -> None:
-    """Add the file edits of the fixable owner findings to `plan`; the rest to `plan.left`."""
+def plan_owner_file(file: EditableFile, findings: list[Finding], project: Project, style: str,
+                    left: list[tuple[Finding, str]]) -> FileFix:
+    """The members every owner class of the file lacks, and the forward changes they need; all or none."""
     analysis = OwnerAnalysis(Resolver(project))
-    planned = {os.path.abspath(ff.path) for ff in plan.files}
-    by_file: dict[str, dict[str, list]] = {}
-    for f in findings:
-        by_file.setdefault(os.path.abspath(f.path), {}).setdefault(f.class_name, []).append(f)
-    for path, classes in sorted(by_file.items()):
-        items = [f for fs in classes.values() for f in fs]
-        if path in planned:
-            plan.left += [(f, "the file also gets other fixes; run eaglelint fix again") for f in items]
-            continue
-        try:
-            fix = _plan_file(Path(path), classes, analysis, project)
-        except NotFixable as exc:
-            plan.left += [(f, str(exc)) for f in items]
-            continue
-        plan.files.append(fix)
-
-
-def _plan_file(path: Path, classes: dict[str, list[Finding]], analysis: OwnerAnalysis,
-               project: Project) -> FileFix:
-    if path.is_symlink():
-        raise NotFixable("is a symbolic link; eaglelint does not rewrite through links")
-    try:
-        src = read_source(path)
-        tree = parse_source(src)
-    except (SourceError, RecursionError) as exc:
-        raise NotFixable(str(exc)) from None
-    if project.changed_since_read(path, src.raw):
-        raise NotFixable("file changed since it was checked (another fix running?); run again")
-    lines = split_lines(src.text)
+    path, lines = file.path, file.lines
     if lines != analysis.lines(str(path)):
         raise NotFixable("file changed while eaglelint was fixing it; run again")
-    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    imports = ImportPlan(tree, lines, newline, project.summary(path), project, path)
-    edits: list[tuple] = []
+    imports = ImportPlan(file.tree, lines, file.newline, project.summary(path), project, path)
+    edits: list[Edit] = []
     added = []
+    classes: dict[str, list[Finding]] = {}
+    for f in findings:
+        classes.setdefault(f.class_name, []).append(f)
     for qualname, items in classes.items():
         owner = analysis.owner(ClassEntity(str(path), qualname))
         if owner is None:
@@ -298,19 +254,8 @@ def _plan_file(path: Path, classes: dict[str, list[Finding]], analysis: OwnerAna
         cls_plan = plan_class(analysis, owner, tuple(m for m in OWNER_MEMBERS if m in asked), imports)
         for name, provider in cls_plan.names.items():
             imports.require({name}, provider)
-        edits += [(a, b, [x + newline for x in new]) for a, b, new in cls_plan.edits]
-        body = [x + newline if x else newline for _, method in cls_plan.methods for x in ["", *method]]
-        edits.append((cls_plan.end, cls_plan.end, body))
+        edits += cls_plan.edits
+        body = tuple(x for _, method in cls_plan.methods for x in ["", *method])
+        edits.append(Edit(cls_plan.end, cls_plan.end, body))
         added += [(qualname, member) for member, _ in cls_plan.methods]
-    text = apply_edits(lines, edits + imports.edits(), newline)
-    try:
-        new_tree = ast.parse(text)
-    except SyntaxError as exc:
-        raise NotFixable(f"edited source would not parse ({exc.msg}); nothing written") from None
-    for qualname, member in added:
-        node = next((n for n in ast.walk(new_tree) if isinstance(n, ast.ClassDef)
-                     and n.name == qualname.rsplit(".", 1)[-1]), None)
-        if node is None or member not in {n.name for n in node.body if isinstance(n, ast.FunctionDef)}:
-            raise NotFixable(f"new {qualname}.{member} would not land in its class; nothing written")
-    bom = b"\xef\xbb\xbf" if src.raw.startswith(b"\xef\xbb\xbf") and not src.encoding.endswith("-sig") else b""
-    return FileFix(path, src.raw, bom + text.encode(src.encoding), src.encoding, added, imports.added)
+    return file.finish(edits + imports.edits(), added, imports.added, defines=added, findings=findings)

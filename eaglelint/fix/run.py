@@ -34,7 +34,7 @@ PRE_COMMIT_HOOK = "eaglelint-fix"
 
 def plan(result: LintResult, project: Project, roots) -> FixPlan:
     """One plan, each file fixed in the style its own configuration asks for, none outside `roots`."""
-    from .plan import FixPlan, plan_fixes
+    from .plan import plan_fixes
 
     out = FixPlan()
     for style in sorted(set(result.style_of.values())):
@@ -48,7 +48,8 @@ def plan(result: LintResult, project: Project, roots) -> FixPlan:
 def write_plan(fix_plan: FixPlan, console: Console, named: list[Path]) -> list[FileFix]:
     """Write every file of the plan; a file that cannot be written is named, the rest go on.
     `named` are the paths the user gave: an installed tree none of them names is not written."""
-    from .plan import FixError, write_fix
+    from .edits import FixError
+    from .plan import write_fix
 
     written = []
     for file_fix in fix_plan.files:

@@ -14,7 +14,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
@@ -30,6 +30,9 @@ from .report import (
     write_json,
     write_lines,
 )
+
+if TYPE_CHECKING:
+    from ..fix.edits import FixPlan
 
 FORMATS = ["text", "concise", "json", "sarif", "github", "junit"]
 
@@ -49,8 +52,9 @@ def open_output(path: Path | None) -> Iterator[TextIO]:
 
 
 def write_report(findings: list[Finding], output_format: str, out: TextIO, quiet: bool = False,
-                 statistics_only: bool = False) -> None:
-    """Each format's writer is imported when it is asked for: a run pays for its own report only."""
+                 statistics_only: bool = False, fix_plan: FixPlan | None = None) -> None:
+    """Each format's writer is imported when it is asked for: a run pays for its own report only.
+    `fix_plan` (SARIF only) is what `fix --write` would write, for the results' fixes[]."""
     if statistics_only:
         if output_format == "json":
             json.dump(statistics(findings), out, indent=2)
@@ -62,7 +66,7 @@ def write_report(findings: list[Finding], output_format: str, out: TextIO, quiet
     elif output_format == "sarif":
         from .sarif import write_sarif
 
-        write_sarif(findings, out)
+        write_sarif(findings, out, fix_plan=fix_plan)
     elif output_format == "github":
         from .sarif import repo_root
 

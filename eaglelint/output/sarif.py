@@ -5,6 +5,12 @@ rule's help, an artifact URI relative to the repository root to place the alert 
 the file, and `partialFingerprints` to recognise an alert as the same one across
 runs. The fingerprint hashes what identifies a finding (file, class, rule, method),
 not its line, so an alert survives edits elsewhere in the file.
+
+`fixes[]` (SARIF 2.1.0 section 3.55) says what `eaglelint fix --write` would change:
+each line edit of a file's rewrite (fix/edits.py) as a replacement of a region of
+whole lines. One rewrite covers every fixed finding of its file (their methods share
+an insertion point, their imports one line), so it is attached once, to the first
+of them; applying every result's fix gives exactly the bytes `fix --write` writes.
 """
 
 from __future__ import annotations
@@ -14,12 +20,15 @@ import json
 import os
 from importlib import metadata
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 from urllib.parse import quote
 
 from .. import __version__
 from ..findings import Finding
 from ..packs import RuleCode, load_codes
+
+if TYPE_CHECKING:  # a plan is handed in by the command that made it
+    from ..fix.edits import FileFix, FixPlan
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
@@ -82,7 +91,53 @@ def fingerprint(f: Finding, root: Path) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def result(f: Finding, root: Path, rule_index: dict[str, int]) -> dict:
+def _text_lines(fix: FileFix) -> list[str]:
+    from ..analysis.sources import split_lines
+
+    text = fix.old.decode(fix.encoding)
+    return split_lines(text[1:] if text.startswith("\ufeff") else text)
+
+
+def replacement(lines: list[str], start: int, end: int, new: tuple[str, ...], newline: str) -> dict:
+    """One edit (lines [start, end) of `lines` become `new`) as a SARIF replacement: the deleted
+    region runs from the start of its first line to the start of the line after it (columns in
+    code points, as `columnKind` says), and the inserted text carries the line endings."""
+    text = "".join(line + newline for line in new)
+    last = lines[-1] if lines else ""
+    open_end = bool(lines) and not last.endswith(("\n", "\r"))  # the file's last line has no ending
+    if start >= len(lines) and lines:  # after the last line: at its very end, before its ending
+        content = last.rstrip("\r\n")
+        column = len(content) + 1
+        region = {"startLine": len(lines), "startColumn": column, "endLine": len(lines), "endColumn": column}
+        # the last line's own ending follows the insertion, and ends its last new line
+        inserted = newline + text if open_end else last[len(content):] + text[: len(text) - len(newline)]
+        return {"deletedRegion": region, "insertedContent": {"text": inserted}}
+    if end == len(lines) > start and open_end:  # the replaced last line keeps having no ending
+        region = {"startLine": start + 1, "startColumn": 1, "endLine": end, "endColumn": len(last) + 1}
+        return {"deletedRegion": region, "insertedContent": {"text": text[: len(text) - len(newline)]}}
+    region = {"startLine": start + 1, "startColumn": 1, "endLine": end + 1, "endColumn": 1}
+    return {"deletedRegion": region, "insertedContent": {"text": text}}
+
+
+def sarif_fix(fix: FileFix, root: Path) -> dict:
+    lines = _text_lines(fix)
+    members = ", ".join(f"{cls}.{member}" for cls, member in fix.added)
+    return {
+        "description": {"text": f"eaglelint fix --write: add {members}"},
+        "artifactChanges": [{
+            "artifactLocation": artifact(str(fix.path), root),
+            "replacements": [replacement(lines, e.start, e.end, e.lines, fix.newline)
+                             for e in sorted(fix.edits, key=lambda e: (e.start, e.end))],
+        }],
+    }
+
+
+def fixes_of(fix_plan: FixPlan | None, root: Path) -> dict[Finding, dict]:
+    """Each file rewrite of the plan, keyed by the first finding it fixes."""
+    return {fix.findings[0]: sarif_fix(fix, root) for fix in (fix_plan.files if fix_plan else []) if fix.findings}
+
+
+def result(f: Finding, root: Path, rule_index: dict[str, int], fix: dict | None = None) -> dict:
     text = f.message
     if f.included_because:
         text += f" (checked because it {f.included_because})"
@@ -106,11 +161,14 @@ def result(f: Finding, root: Path, rule_index: dict[str, int]) -> dict:
         }]
     if f.included_because:
         out["properties"] = {"includedBecause": f.included_because}
+    if fix is not None:
+        out["fixes"] = [fix]
     return out
 
 
-def sarif_log(findings: list[Finding], root: Path | None = None) -> dict:
+def sarif_log(findings: list[Finding], root: Path | None = None, fix_plan: FixPlan | None = None) -> dict:
     root = root or repo_root()
+    fixes = fixes_of(fix_plan, root)
     codes = load_codes()
     rule_index = {code: i for i, code in enumerate(codes)}
     return {
@@ -126,11 +184,12 @@ def sarif_log(findings: list[Finding], root: Path | None = None) -> dict:
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri().rstrip("/") + "/"}},
             "columnKind": "unicodeCodePoints",
-            "results": [result(f, root, rule_index) for f in findings],
+            "results": [result(f, root, rule_index, fixes.get(f)) for f in findings],
         }],
     }
 
 
-def write_sarif(findings: list[Finding], out: TextIO, root: Path | None = None) -> None:
-    json.dump(sarif_log(findings, root), out, indent=2)
+def write_sarif(findings: list[Finding], out: TextIO, root: Path | None = None,
+                fix_plan: FixPlan | None = None) -> None:
+    json.dump(sarif_log(findings, root, fix_plan), out, indent=2)
     out.write("\n")

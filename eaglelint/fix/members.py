@@ -1,0 +1,128 @@
+"""The fix of EGL001-003: a delegating method per finding at the end of its class, with the
+imports its copied signature needs, for one file.
+
+Why apart from the renderer (delegation.py): the renderer writes one method from a
+signature and is loaded by every run (config reads its styles); this reads the file,
+places the methods and plans the imports, and is loaded only when a fix is planned.
+The members check names it as its fix (checks/members.py `FIX`).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import os
+from pathlib import Path
+
+from ..analysis.class_body import bound_in_class, class_node
+from ..analysis.prefilter import DEFAULT_HELD_ATTR
+from ..analysis.project import Project
+from ..analysis.summary import FunctionInfo, Param, free_names
+from ..findings import Finding
+from ..packs import load_interfaces
+from .delegation import Delegation, render
+from .edits import Edit, EditableFile, FileFix, Left, NotFixable, indentation, insert_index
+from .imports import ImportPlan
+
+
+def _method_order() -> dict[str, int]:
+    order: dict[str, int] = {}
+    for iface in sorted(load_interfaces().values(), key=lambda i: not i.default):  # default packs' order first
+        for m in iface.methods:
+            order.setdefault(m.name, len(order))
+    return order
+
+
+def plan_delegation_file(file: EditableFile, findings: list[Finding], project: Project, style: str,
+                         left: Left) -> FileFix | None:
+    """A delegating method per finding, at the end of its class, with the imports its signature needs."""
+    tree, lines, newline = file.tree, file.lines, file.newline
+    imports = ImportPlan(tree, lines, newline, project.summary(file.path), project, file.path)
+    edits: list[Edit] = []
+    added: list[tuple[str, str]] = []
+    fixed: list[Finding] = []
+    order = _method_order()
+    by_class: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.method:
+            by_class.setdefault(f.class_name, []).append(f)
+        else:
+            left.append((f, f"{f.message} (no automatic fix for {f.code})"))
+    for qualname, items in by_class.items():
+        node = class_node(tree, qualname)
+        if node is None or node.body[0].lineno == node.lineno:
+            left += [(f, "class body cannot be located for editing") for f in items]
+            continue
+        indent, step = indentation(lines, node)
+        methods: list[str] = []
+        seen = bound_in_class(node)
+        for f in sorted(items, key=lambda f: order.get(f.method or "", 99)):
+            method = f.method or ""
+            if method in seen:
+                left.append((f, f"{qualname} already binds {method} (line {seen[method]}); not overridden"))
+                continue
+            try:
+                text = _render_one(f, project, imports, style, indent, step, qualname)
+            except NotFixable as exc:
+                left.append((f, str(exc)))
+                continue
+            seen[method] = node.lineno
+            methods += ["", *text]
+            added.append((qualname, method))
+            fixed.append(f)
+        if methods:
+            edits.append(Edit(insert_index(lines, node, indent), insert_index(lines, node, indent), tuple(methods)))
+    if not added:
+        return None
+    return file.finish(edits + imports.edits(), added, imports.added, defines=added, findings=fixed)
+
+
+def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,
+                qualname: str) -> list[str]:
+    provider_path = Path(os.path.abspath(f.wrapped_path))
+    provider = project.summary(provider_path)
+    method = provider.classes[f.provider_class].methods.get(f.method) if provider else None
+    if method is None and _is_data_member(f.method):
+        # an attribute (class-level or set in __init__): a read-only property forwards it
+        method = FunctionInfo(f.method, 0, (Param("self", "pos"),), True, decorators=("property",))
+    if method is None:
+        raise NotFixable(f"the wrapped {f.method} is not a plain method (an attribute?); delegate it by hand")
+    drop: set[str] = set()
+    drop_return = False
+    for p in method.params:
+        if p.default is not None and not _names_ok(p.default, imports, provider_path, value=True):
+            raise NotFixable(f"default of {p.name} uses a name that cannot be imported here")
+        if p.annotation is not None and not _names_ok(p.annotation, imports, provider_path):
+            drop.add(p.name)
+    if method.return_annotation is not None and not _names_ok(method.return_annotation, imports, provider_path):
+        drop_return = True
+    returns_value = any(m.returns_value for i in load_interfaces().values() for m in i.methods if m.name == f.method)
+    delegation = Delegation(qualname.split(".")[-1], f.wrapper_attribute or DEFAULT_HELD_ATTR, method,
+                            returns_value, style, frozenset(drop), drop_return, f.every_candidate)
+    lines = render(delegation, indent, step)
+    for p in method.params:
+        if p.default:
+            imports.require(_names(p.default, value=True), provider_path)
+        if p.annotation and p.name not in drop:
+            imports.require(_names(p.annotation), provider_path)
+    if method.return_annotation and not drop_return:
+        imports.require(_names(method.return_annotation), provider_path)
+    return lines
+
+
+def _is_data_member(name: str | None) -> bool:
+    """A pack lists it as a property or attribute: the engine reads it, never calls it."""
+    return any(m.name == name and m.kind != "method" for i in load_interfaces().values() for m in i.methods)
+
+
+def _names(text: str, value: bool = False) -> set[str]:
+    """Names an annotation (strings in it too: forward references) or a default value reads."""
+    try:
+        node = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return {"<unparsable>"}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if value else free_names(node)
+
+
+def _names_ok(text: str, imports: ImportPlan, provider_path: Path, value: bool = False) -> bool:
+    return all(hasattr(builtins, n) or imports.can_provide(n, provider_path) for n in _names(text, value))

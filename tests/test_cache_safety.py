@@ -208,3 +208,25 @@ def test_two_processes_sharing_a_cache_folder_agree_for_20_rounds(tmp_path):
             out, err = process.communicate()
             assert err == "", f"round {round_}: {err}"  # a corrupt or half-written entry would warn
             assert json.loads(out) == expected, f"round {round_}"
+
+
+def test_every_fixture_files_suppression_directives_survive_the_round_trip_and_damage_is_refused():
+    """The directives a warm run reads from the cache instead of tokenizing the file."""
+    from eaglelint.analysis.directives import scan_directives
+    from eaglelint.analysis.sources import SourceError, decode_source
+
+    scans = []
+    for path in sorted(FIXTURES.rglob("*.py")):
+        raw = path.read_bytes()
+        try:
+            scan = scan_directives(raw, decode_source(path, raw).text)
+        except SourceError:
+            continue
+        assert decode(encode(scan)) == scan, path
+        scans.append(scan)
+    entry = encode(next(s for s in scans if any(d.codes for d in s.directives) and s.spans))
+    for damage in (lambda b: b.replace(b'"noqa"', b'"pickle"', 1),  # a directive kind eaglelint has not
+                   lambda b: b.replace(b'"directives",[[', b'"directives",[["1",', 1),  # a string for a line
+                   lambda b: b[: len(b) // 2]):
+        with pytest.raises(EntryError):
+            decode(damage(entry))

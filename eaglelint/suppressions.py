@@ -90,19 +90,24 @@ def scan(path: Path, limit: int | None = None, project: Project | None = None) -
     whose run read the file, the directives come from the cache by the digest of those
     bytes, and the file is not read again."""
     shown = os.path.abspath(path)  # a finding's path: shown relative by the output stage
-    cache = project.cache if project is not None else None
-    digest = project.digests.get(Path(os.path.abspath(path))) if project is not None else None
-    key = cache.derived_key("directives", digest) if cache is not None and digest else None
-    found = cache.get(key) if cache is not None and key else None
+    if project is None:
+        try:
+            src = read_source(path, limit)
+        except SourceError:
+            return FileSuppressions()
+        return FileSuppressions.of(shown, scan_directives(src.raw, src.text))
+    cache = project.cache
+    digest = project.digests.get(Path(shown))  # noted when the run (or project.source below) read it
+    found = cache.get(cache.derived_key("directives", digest)) if cache is not None and digest else None
     if isinstance(found, DirectiveScan):
         return FileSuppressions.of(shown, found)
-    try:  # through the project, the owner of file bytes, when there is one: read once, guarded
-        src = project.source(path) if project is not None else read_source(path, limit)
+    try:  # through the project, the owner of file bytes: read once, guarded
+        src = project.source(path)
     except SourceError:
         return FileSuppressions()
     found = scan_directives(src.raw, src.text)
-    if cache is not None and project is not None:
-        cache.put(cache.derived_key("directives", project.note_read(path, src.raw)), found)
+    if cache is not None:
+        cache.put(cache.derived_key("directives", project.digests[Path(shown)]), found)
     return FileSuppressions.of(shown, found)
 
 

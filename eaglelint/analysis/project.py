@@ -56,13 +56,19 @@ def summarize_raw(path: Path, raw: bytes, debug: bool = False) -> ModuleSummary 
         return internal_error(exc)
 
 
+def cacheable(value: ModuleSummary | str) -> bool:
+    """A summary, or a reason the file cannot be parsed; an internal error is not kept: the
+    next version may not have the bug."""
+    return not (isinstance(value, str) and value.startswith(INTERNAL))
+
+
 def summarize_for_cache(path: Path, raw: bytes, debug: bool, encode: bool) -> tuple[ModuleSummary | str, bytes | None]:
     """A worker's part: the summary and, when a cache will keep it, its entry's bytes, so
     that encoding happens in the worker too and the parent only writes them."""
     from .cache_codec import encode as encode_entry
 
     value = summarize_raw(path, raw, debug)
-    if not encode or (isinstance(value, str) and value.startswith(INTERNAL)):
+    if not encode or not cacheable(value):
         return value, None
     try:
         return value, encode_entry(value)
@@ -159,13 +165,14 @@ class Project:
             except SourceError as exc:
                 self.errors[path] = str(exc)
                 return None
-        digest = self.note_read(path, raw)
+        # bytes this project read (`raw`) were hashed then: not hashed again
+        digest = self.digests[path] if raw is self._raws.get(path) else self.note_read(path, raw)
         key = digest if self.cache else None
         value = self.cache.get(key) if self.cache is not None and key else None
         if value is None:
             value = computed if computed is not None else summarize_raw(path, raw, self.debug)
             self.parsed.append(path)
-            if self.cache is not None and key and not (isinstance(value, str) and value.startswith(INTERNAL)):
+            if self.cache is not None and key and cacheable(value):
                 self.cache.put(key, value, entry)
         if isinstance(value, str):
             self.errors[path] = value
@@ -197,13 +204,14 @@ class Project:
             least = loads.index(min(loads))
             shares[least].append(item)
             loads[least] += len(item[1])
-        mine, theirs = shares[0], [item for share in shares[1:] for item in share]
+        mine = shares[0]
+        theirs = sorted((item for share in shares[1:] for item in share), key=lambda item: -len(item[1]))
         with ProcessPoolExecutor(max_workers=len(shares) - 1) as pool:
             futures = [pool.submit(summarize_for_cache, path, raw, self.debug, self.cache is not None)
-                       for path, raw in sorted(theirs, key=lambda item: -len(item[1]))]
+                       for path, raw in theirs]
             for path, raw in mine:
                 self._summaries[path] = self._load(path, raw)
-            for future, (path, raw) in zip(futures, sorted(theirs, key=lambda item: -len(item[1])), strict=True):
+            for future, (path, raw) in zip(futures, theirs, strict=True):
                 value, data = future.result()
                 self._summaries[path] = self._load(path, raw, value, data)
 

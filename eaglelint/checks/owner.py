@@ -142,7 +142,7 @@ def files(context: Context) -> list[Path]:
     if CAPTURE_HOOK not in _wanted(context):
         return []  # the capture path is what makes an owner's gap an EAGLE-3 gap
     index = context.memo("owner.index", lambda: ClassIndex(context.raws))
-    return [path for path in context.raws if may_hold_owner(path, index)]
+    return context.memo("owner.files", lambda: [path for path in context.raws if may_hold_owner(path, index)])
 
 
 def subjects(context: Context) -> list[ClassEntity]:

@@ -55,15 +55,15 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
     if isinstance(cached, tuple) and _deps_unchanged(project, cached[1]):
         return cached[0]
     # a cache hit needs none of the analysis or the checks: imported here, on a miss
-    from ..analysis.resolve import ClassEntity, Resolver
+    from ..analysis.resolve import ClassEntity
     from .context import Context
     from .held import HeldIndex, held_wrapper, tree_raws
     from .registry import run_checks, subject_files
 
-    resolver = Resolver(project)
     methods = sglang_members(options.interfaces)
     members = pack_members(options.interfaces)
     context = Context(project, raws, methods, options.interfaces, wrappers, by_name)
+    resolver = context.resolver  # one resolver: what discovery resolved, the checks find resolved
     held = None if options.wrapper_attrs else \
         HeldIndex(tree_raws(project, raws), members, pack_members(options.interfaces, "draft"))
     # a file without an assignment of either kind cannot hold a wrapper: parsed only if a resolution needs it
@@ -111,7 +111,8 @@ def _deps_unchanged(project: Project, deps: list[tuple[str, str]]) -> bool:
     assert cache is not None  # a run result came from it
     for path, key in deps:
         try:  # through the same guard as every other read: a dependency turned FIFO must not block
-            if cache.key(project.raw(path)) != key:
+            project.raw(path)  # notes the digest of what it read
+            if project.digests[Path(os.path.abspath(path))] != key:
                 return False
         except (OSError, SourceError):
             return False

@@ -143,7 +143,6 @@ class EditableFile:
         return self.finish(edits, first.added + second.added, first.imports + second.imports,
                            first.defines + second.defines, first.findings + second.findings)
 
-
     def encode(self, text: str) -> bytes:
         """A BOM the decoder dropped (any encoding but `utf-8-sig`, which writes its own) is put back."""
         keep = self.src.raw.startswith(BOM) and not self.src.encoding.endswith("-sig")

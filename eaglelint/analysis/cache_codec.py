@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # imported where a summary is encoded or decoded: a warm run 
     from .refs import Ref
     from .summary import ClassInfo, FunctionInfo, ModuleSummary
 
-HEADER = b"eaglelint-cache 2\n"  # bump the number when the layout below changes
+HEADER = b"eaglelint-cache 3\n"  # bump the number when the layout below changes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # an entry larger than this is not ours: refused unread
 
 
@@ -83,7 +83,7 @@ def _refs(refs) -> list:
 
 def _function(f: FunctionInfo) -> list:
     return [f.name, f.line, [[p.name, p.kind, p.annotation, p.default] for p in f.params], f.returns_value,
-            _refs(f.returns), list(f.decorators), f.return_annotation, f.is_async, list(f.signature_names),
+            _refs(f.returns), list(f.decorators), f.return_annotation, f.is_async,
             f.keeps_argument, _refs(f.super_calls), f.abstract]
 
 
@@ -187,13 +187,13 @@ def _load_summary(v) -> ModuleSummary:
         return tuple(map(load_ref, _list(v)))
 
     def load_function(v) -> FunctionInfo:
-        name, line, params, returns_value, returns, decorators, annotation, is_async, names, keeps, supers, \
+        name, line, params, returns_value, returns, decorators, annotation, is_async, keeps, supers, \
             abstract = _list(v)
         return FunctionInfo(
             _str(name), _int(line),
             tuple(Param(_str(n), _str(k), _opt_str(a), _opt_str(d)) for n, k, a, d in map(_list, _list(params))),
             _bool(returns_value), load_refs(returns), _strs(decorators), _opt_str(annotation), _bool(is_async),
-            _strs(names), _bool(keeps), load_refs(supers), _bool(abstract))
+            _bool(keeps), load_refs(supers), _bool(abstract))
 
     def load_class(v) -> ClassInfo:
         name, line, column, end_line, bases, methods, attrs, assigns, forwards, decorators, keywords = _list(v)

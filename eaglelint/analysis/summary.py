@@ -40,9 +40,6 @@ class FunctionInfo:
     decorators: tuple[str, ...] = ()
     return_annotation: str | None = None
     is_async: bool = False
-    # Free names that the signature (annotations, defaults) uses: a fix that copies
-    # the signature into another file must import them there.
-    signature_names: tuple[str, ...] = ()
     keeps_argument: bool = False  # returns its first argument untouched (a harmless class decorator)
     super_calls: tuple[Ref, ...] = ()  # `super().m(...)` / `Base.m(self, ...)`: what each passes (exprs.py)
     abstract: bool = False  # its body only raises NotImplementedError
@@ -239,9 +236,7 @@ class _Summarizer:
                     )
 
     def function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, body: _Body) -> FunctionInfo:
-        params, names = self.params(fn.args)
-        if fn.returns is not None:
-            names |= free_names(fn.returns)
+        params = self.params(fn.args)
         returns: list[Ref] = []
         returns_value = False
         for ret in body.stmts:
@@ -259,7 +254,6 @@ class _Summarizer:
             decorators=tuple(self.lines.segment(d) or "" for d in fn.decorator_list),
             return_annotation=self.lines.segment(fn.returns),
             is_async=isinstance(fn, ast.AsyncFunctionDef),
-            signature_names=tuple(sorted(names)),
             keeps_argument=self.keeps_argument(fn, body),
             super_calls=super_calls(fn.name, body.stmts, lambda: body.scope), abstract=only_raises_not_implemented(fn),
         )
@@ -281,26 +275,22 @@ class _Summarizer:
             return False
         return returns_argument_unchanged(fn)
 
-    def params(self, a: ast.arguments) -> tuple[tuple[Param, ...], set[str]]:
+    def params(self, a: ast.arguments) -> tuple[Param, ...]:
         out: list[Param] = []
-        names: set[str] = set()
         positional = [*a.posonlyargs, *a.args]
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
         for i, (arg, default) in enumerate(zip(positional, defaults, strict=True)):
             kind = "posonly" if i < len(a.posonlyargs) else "pos"
-            out.append(self.param(arg, kind, default, names))
+            out.append(self.param(arg, kind, default))
         if a.vararg is not None:
-            out.append(self.param(a.vararg, "vararg", None, names))
+            out.append(self.param(a.vararg, "vararg", None))
         for arg, default in zip(a.kwonlyargs, a.kw_defaults, strict=True):
-            out.append(self.param(arg, "kwonly", default, names))
+            out.append(self.param(arg, "kwonly", default))
         if a.kwarg is not None:
-            out.append(self.param(a.kwarg, "varkw", None, names))
-        return tuple(out), names
+            out.append(self.param(a.kwarg, "varkw", None))
+        return tuple(out)
 
-    def param(self, arg: ast.arg, kind: str, default: ast.expr | None, names: set[str]) -> Param:
-        for node in (arg.annotation, default):
-            if node is not None:
-                names |= free_names(node)
+    def param(self, arg: ast.arg, kind: str, default: ast.expr | None) -> Param:
         return Param(arg.arg, kind, self.lines.segment(arg.annotation), self.lines.segment(default))
 
 

@@ -46,3 +46,26 @@ def test_raw_source_and_tree_are_kept_and_a_failure_is_a_source_error(tmp_path):
     bad.write_text("x = 2\n")  # read once: the run goes on with what it read first
     with pytest.raises(SourceError, match="syntax error"):
         project.tree(bad)
+
+
+def _tree_with_sibling_transformers(root):
+    models = root / "models"
+    models.mkdir(parents=True)
+    (models / "transformers.py").write_text("class PretrainedConfig:\n    pass\n")
+    (models / "llava.py").write_text("from transformers import PretrainedConfig\n")
+    return models
+
+
+def test_an_absolute_import_in_a_package_module_is_not_its_sibling(tmp_path):
+    """SGLang's models/ holds a transformers.py; `from transformers import ...` there is the
+    installed library, since a package's folder is not on sys.path (sglang/ has __init__.py,
+    models/ is a namespace folder below it)."""
+    (tmp_path / "__init__.py").write_text("")
+    models = _tree_with_sibling_transformers(tmp_path / "srt")
+    assert Project().resolve_module("transformers", models / "llava.py") is None
+
+
+def test_a_loose_folder_of_scripts_still_sees_its_siblings(tmp_path):
+    """`python llava.py` puts the script's folder first on sys.path: the sibling is imported."""
+    models = _tree_with_sibling_transformers(tmp_path)
+    assert Project().resolve_module("transformers", models / "llava.py") == models / "transformers.py"

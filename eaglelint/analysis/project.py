@@ -87,6 +87,7 @@ class Project:
         # summary, a part of the run key, and what a later write is compared against
         self.digests: dict[Path, str] = {}
         self._lookups: dict[tuple[Path, str], Path | None] = {}
+        self._packaged: dict[Path, bool] = {}  # folder -> whether it is inside a package
         self.parsed: list[Path] = []
         # what raw/source/tree read, decoded or parsed, each once; a failure is kept as its reason
         self._raws: dict[Path, bytes | str] = {}
@@ -256,13 +257,23 @@ class Project:
             return found if found is not None or parts else base
         if not parts:
             return None
-        roots = [from_path.parent]
+        # a module of a package (a folder at or above it has `__init__.py`) is imported by its
+        # package name, and its folder is not on sys.path: `from transformers import X` in
+        # sglang/srt/models/ is the installed transformers, never the sibling transformers.py;
+        # a loose folder of scripts does see its siblings
+        roots = [] if self._in_package(from_path.parent) else [from_path.parent]
         roots += [a.parent for a in from_path.parents if a.name == parts[0]]
         for root in roots:
             found = _locate(root, parts)
             if found is not None:
                 return found
         return None
+
+    def _in_package(self, folder: Path) -> bool:
+        if folder not in self._packaged:
+            self._packaged[folder] = (folder / "__init__.py").is_file() or (
+                folder.parent != folder and self._in_package(folder.parent))
+        return self._packaged[folder]
 
     def submodule(self, package: Path, name: str) -> Path | None:
         """`package.name` where package is a module location from resolve_module."""

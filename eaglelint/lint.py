@@ -141,10 +141,11 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
 def _dependent_findings(settings, explicit, files, options, project, result) -> list[Finding]:
     from .checks.dependents import find_dependents  # builds on the analysis, which a warm whole-tree run skips
 
-    found = [d for d in find_dependents(explicit, set(files), settings.wrapper_attributes, project,
-                                        members=pack_members(options.interfaces),
-                                        draft_members=pack_members(options.interfaces, "draft"))
+    found = [d for d in project.retrying(lambda: find_dependents(
+                 explicit, set(files), settings.wrapper_attributes, project, members=pack_members(options.interfaces),
+                 draft_members=pack_members(options.interfaces, "draft")))
              if not settings.excluded(d.path)]
+    project.save()
     if not found:
         return []
     why = {(os.path.abspath(d.path), d.class_name): d.reason for d in found}

@@ -53,6 +53,10 @@ def support_matrix(paths: list[Path], packs: list[Interface], project: Project |
     files = discover(paths).files
     packs = [p for p in packs if p.engine == "sglang"]
     findings = check_files(files, CheckOptions(tuple(packs)), project).findings
+    return project.retrying(lambda: _rows(files, packs, project, findings))
+
+
+def _rows(files: list[Path], packs: list[Interface], project: Project, findings: list[Finding]) -> list[Row]:
     resolver = Resolver(project)
     judge = _Judge(resolver, OwnerAnalysis(resolver), findings)
     rows: list[Row] = []

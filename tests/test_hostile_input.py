@@ -232,14 +232,21 @@ def test_expansion_work_is_bounded(tmp_path, monkeypatch):
 def test_internal_error_in_one_file_is_reported_and_the_others_are_checked(tmp_path, monkeypatch):
     for name in ("crlf", "tabs"):
         make_case(tmp_path, name)
-    real = summary.summarize  # modules.summarize_raw imports it when a file is first summarised
+    # project.summarize_raw imports these when a file is first summarised (lazily, or whole)
+    real, real_lazily = summary.summarize, summary.summarize_lazily
 
     def failing(tree, source, path):
         if Path(path).parent.name == "crlf" and Path(path).name == "w.py":
             raise KeyError("boom")
         return real(tree, source, path)
 
+    def failing_lazily(source, path):
+        if Path(path).parent.name == "crlf" and Path(path).name == "w.py":
+            raise KeyError("boom")
+        return real_lazily(source, path)
+
     monkeypatch.setattr(summary, "summarize", failing)
+    monkeypatch.setattr(summary, "summarize_lazily", failing_lazily)
     options = CheckOptions(tuple(select_interfaces(None)))
     findings = check_files(sorted(tmp_path.rglob("*.py")), options, Project()).findings
     assert {(Path(f.path).parent.name, f.code) for f in findings} == {("crlf", "EGL999"), ("tabs", "EGL001")}

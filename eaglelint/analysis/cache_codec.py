@@ -22,6 +22,8 @@ from ..packs import load_codes
 from .directives import DIRECTIVE_KINDS, Directive, DirectiveScan
 
 if TYPE_CHECKING:  # imported where a summary is encoded or decoded: a warm run reads findings only
+    from collections.abc import MutableMapping
+
     from .refs import Ref
     from .summary import ClassInfo, FunctionInfo, ModuleSummary
 
@@ -104,9 +106,21 @@ def _class(c: ClassInfo) -> list:
             _node(c.getattr_forwards), list(c.decorators), c.header_keywords]
 
 
+def _classes(classes) -> dict | list:
+    """A dict of classes; a lazily parsed module's as [[name, class or None (pending)], ...],
+    its pending classes' lines and its constants, so that a later run parses only what it needs."""
+    from .summary import LazyClasses
+
+    if not isinstance(classes, LazyClasses) or not classes.pending:
+        return {name: _class(c) for name, c in classes.items()}
+    return [[[name, None if c is None else _class(c)] for name, c in classes.done.items()],
+            [[name, first, last] for name, (first, last) in classes.pending.items()],
+            {name: sorted(values) for name, values in classes.constants.items()}]
+
+
 def _summary(m: ModuleSummary) -> list:
     return [m.path, {name: _refs(refs) for name, refs in m.names.items()},
-            {name: _class(c) for name, c in m.classes.items()},
+            _classes(m.classes),
             {name: _function(f) for name, f in m.functions.items()}, list(m.entry_classes), list(m.star_imports),
             None if m.all_names is None else list(m.all_names),
             {name: [list(x) for x in added] for name, added in m.late_members.items()}]
@@ -177,7 +191,7 @@ def _load_node(v):
 def _load_summary(v) -> ModuleSummary:
     """The loaders close over summary.py's classes, imported here on first use."""
     from .refs import Ref
-    from .summary import ClassInfo, FunctionInfo, ModuleSummary, Param, WrapperAssign
+    from .summary import ClassInfo, FunctionInfo, LazyClasses, ModuleSummary, Param, WrapperAssign
 
     def load_ref(v) -> Ref:
         kind, name, attr, *args = _list(v)
@@ -205,10 +219,18 @@ def _load_summary(v) -> ModuleSummary:
              for k, items in _dict(assigns).items()},
             _load_node(forwards), _strs(decorators), _bool(keywords))
 
+    def load_classes(v) -> MutableMapping[str, ClassInfo]:
+        if not isinstance(v, list):
+            return {_str(k): load_class(c) for k, c in _dict(v).items()}
+        done, pending, constants = _list(v)
+        return LazyClasses({_str(name): None if c is None else load_class(c) for name, c in map(_list, _list(done))},
+                           {_str(name): (_int(first), _int(last)) for name, first, last in map(_list, _list(pending))},
+                           {_str(k): frozenset(_strs(values)) for k, values in _dict(constants).items()})
+
     path, names, classes, functions, entry_classes, stars, all_names, late = _list(v)
     return ModuleSummary(
         _str(path), {_str(k): list(load_refs(refs)) for k, refs in _dict(names).items()},
-        {_str(k): load_class(c) for k, c in _dict(classes).items()},
+        load_classes(classes),
         {_str(k): load_function(f) for k, f in _dict(functions).items()}, _strs(entry_classes), _strs(stars),
         None if all_names is None else _strs(all_names),
         {_str(k): [(_int(line), _str(how)) for line, how in map(_list, _list(added))]

@@ -34,6 +34,8 @@ LOGITS = "logits_processor"
 # Attributes that hold an owner's decoder. A later discovery by what a class holds
 # (not by the attribute's name) can widen this without touching the rest.
 DECODER_ATTRS = ("model",)
+# a class whose text has no `self.model` cannot assign it: a lazy summary leaves it unparsed
+ASSIGNS_DECODER = re.compile(r"self\s*\.\s*(?:" + "|".join(DECODER_ATTRS) + r")\b")
 LAYERS = "layers_to_capture"  # what the sibling's capture hook sets on the decoder
 _PARAMETER = re.compile(r"parameter '(\w+)'")
 @dataclass(frozen=True)
@@ -306,7 +308,8 @@ class OwnerAnalysis:
         for base in resolver.mro(decoder):
             mod = resolver.module(base.path)
             short = base.qualname.rsplit(".", 1)[-1]
-            for name in sorted(mod.classes, key=lambda n: not n.endswith("ForCausalLM")) if mod else ():
+            holders = [c.name for c in mod.classes_matching(ASSIGNS_DECODER)] if mod else []
+            for name in sorted(holders, key=lambda n: not n.endswith("ForCausalLM")):
                 cand = ClassEntity(base.path, name)
                 for attr in DECODER_ATTRS:
                     for assign in mod.classes[name].self_assigns.get(attr, []):

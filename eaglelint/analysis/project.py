@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -35,17 +35,25 @@ _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import|import[ \t]+([\
 T = TypeVar("T")
 
 
+class FoundBroken(Exception):
+    """A lazily read file turned out not to parse while a stage was using it (a class nobody
+    had asked for until then): from now on it has no summary, as if it had been read whole
+    at first, and the stage runs again (`Project.retrying`)."""
+
+
 def internal_error(exc: Exception) -> str:
     return f"{INTERNAL}{type(exc).__name__}: {exc} (run with --debug for the traceback)"
 
 
-def summarize_raw(path: Path, raw: bytes, debug: bool = False) -> ModuleSummary | str:
-    """The summary of a file's bytes, or why there is none. Top level, so workers can run it."""
-    from .summary import summarize
+def summarize_raw(path: Path, raw: bytes, debug: bool = False, lazy: bool = False) -> ModuleSummary | str:
+    """The summary of a file's bytes, or why there is none. Top level, so workers can run it.
+    `lazy`: top-level classes are parsed when first asked for (summary.py `summarize_lazily`)."""
+    from .summary import summarize, summarize_lazily
 
     try:
         src = decode_source(path, raw)
-        return summarize(parse_source(src), src.text, str(path))
+        found = summarize_lazily(src.text, str(path)) if lazy and "\x00" not in src.text else None
+        return found if found is not None else summarize(parse_source(src), src.text, str(path))
     except SourceError as exc:
         return str(exc)
     except RecursionError:
@@ -54,6 +62,12 @@ def summarize_raw(path: Path, raw: bytes, debug: bool = False) -> ModuleSummary 
         if debug:
             raise
         return internal_error(exc)
+
+
+def _lazy(value: ModuleSummary | str) -> bool:
+    from .summary import LazyClasses
+
+    return not isinstance(value, str) and isinstance(value.classes, LazyClasses)
 
 
 def cacheable(value: ModuleSummary | str) -> bool:
@@ -88,6 +102,7 @@ class Project:
         self.digests: dict[Path, str] = {}
         self._lookups: dict[tuple[Path, str], Path | None] = {}
         self._packaged: dict[Path, bool] = {}  # folder -> whether it is inside a package
+        self._lazy: dict[Path, str] = {}  # lazily parsed summaries -> cache key, for `save`
         self.parsed: list[Path] = []
         # what raw/source/tree read, decoded or parsed, each once; a failure is kept as its reason
         self._raws: dict[Path, bytes | str] = {}
@@ -171,15 +186,53 @@ class Project:
         key = digest if self.cache else None
         value = self.cache.get(key) if self.cache is not None and key else None
         if value is None:
-            value = computed if computed is not None else summarize_raw(path, raw, self.debug)
+            value = computed if computed is not None else summarize_raw(path, raw, self.debug, lazy=True)
             self.parsed.append(path)
-            if self.cache is not None and key and cacheable(value):
+            if self.cache is not None and key and cacheable(value) and not _lazy(value):
                 self.cache.put(key, value, entry)
         if isinstance(value, str):
             self.errors[path] = value
             return None
+        from .summary import LazyClasses  # loaded with the summary or the cache entry that made `value`
+
         value.path = str(path)
+        if isinstance(value.classes, LazyClasses):  # parsed from this project's copy of the text, when asked
+            value.classes.bind(value, lambda: self.source(path).text, on_error=lambda why: self._broken(path, why))
+            if key:
+                self._lazy[path] = key
         return value
+
+    def _broken(self, path: Path, why: str) -> None:
+        self.errors[path] = why
+        self._summaries[path] = None
+        key = self._lazy.pop(path, None)
+        if self.cache is not None and key:
+            self.cache.put(key, why)  # the next run knows it at once
+        raise FoundBroken(str(path))
+
+    def retrying(self, stage: Callable[[], T]) -> T:
+        """`stage()`, run again each time a lazily read file turns out not to parse: the run
+        then sees exactly what reading that file whole would have shown from the start (no
+        summary, the reason in `errors`). Each retry knows one more broken file: it ends."""
+        while True:
+            try:
+                return stage()
+            except FoundBroken:
+                continue
+
+    def save(self) -> None:
+        """Keep the lazily parsed summaries with the classes this run parsed: the next run that
+        needs them reads them. Called when a run's checks are done (a put per parse would
+        encode a big module again for each of its classes)."""
+        from .summary import LazyClasses
+
+        for path, key in self._lazy.items():
+            summary = self._summaries.get(path)
+            classes = summary.classes if summary is not None else None
+            if self.cache is not None and isinstance(classes, LazyClasses) and classes.changed \
+                    and classes.error is None:
+                self.cache.put(key, summary)
+                classes.changed = False
 
     def prefetch(self, items: list[tuple[Path, bytes]], jobs: int) -> None:
         """Summarise many files at once in `jobs` processes (cache misses only), largest

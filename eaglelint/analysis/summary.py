@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import re
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 
 from .class_body import class_statements, dotted, late_members, returns_argument_unchanged, star_module
@@ -19,7 +21,7 @@ from .forwarding import Node, compile_getattr, string_set
 from .method_facts import only_raises_not_implemented, super_calls
 from .refs import Ref
 from .scope import Scope, import_bindings, walk_local
-from .sources import SourceLines
+from .sources import SourceLines, split_lines
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,8 @@ class ModuleSummary:
     path: str
     # every binding of a module-level name: classes and functions as Ref("class"/"function")
     names: dict[str, list[Ref]] = field(default_factory=dict)
-    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    # a plain dict, or LazyClasses: top-level classes parsed when first asked for
+    classes: MutableMapping[str, ClassInfo] = field(default_factory=dict)
     functions: dict[str, FunctionInfo] = field(default_factory=dict)
     entry_classes: tuple[str, ...] = ()
     star_imports: tuple[str, ...] = ()  # modules of `from m import *`, in order
@@ -81,12 +84,271 @@ class ModuleSummary:
     # class name -> (line, how) for members added after its body: `setattr(C, ...)`, `C.x = ...`
     late_members: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
 
+    def classes_matching(self, pattern: re.Pattern[str], subclasses: bool = False) -> list[ClassInfo]:
+        """At least the classes whose text `pattern` finds (with `subclasses`, and those that
+        name one of them as a base, in this file), in source order: a lazily parsed module
+        parses only those (a class without the text cannot have what the caller looks for);
+        classes already parsed come too."""
+        if isinstance(self.classes, LazyClasses):
+            return self.classes.parsed_matching(pattern, subclasses)
+        return list(self.classes.values())
+
 
 def summarize(tree: ast.Module, source: str, path: str) -> ModuleSummary:
     """Summarise a parsed module. `source` is used for exact annotation/default text."""
     mod = ModuleSummary(path=path)
     _Summarizer(mod, source).module(tree)
     return mod
+
+
+# -- lazily: the module's own statements now, each top-level class when first asked for --------
+#
+# Why: resolving `DeepseekV3ForCausalLM` needs deepseek_v2.py's imports, its module-level
+# names and three of its classes, not the other 135 KB of attention and MoE classes;
+# parsing and summarising every class of every file a resolution reaches was most of a
+# cold check. The module is parsed with each undecorated top-level class body blanked
+# out (its `class X` line becomes `class X: pass`: line numbers, bindings and their order
+# stay), and a class is parsed alone, at its own lines, when a later stage asks for it.
+# Where the text of a class cannot be told apart from its lines (a triple-quoted string or
+# a backslash continuation running onto a line that starts at column 0), the class stays
+# in the module's parse; anything unexpected falls back to parsing the whole file.
+
+_CLASS_HEADER = re.compile(r"class[ \t]+(\w+)")
+
+
+def class_chunks(lines: list[str]) -> list[tuple[str, int, int]]:
+    """(name, first line, last line), 1-based, of each top-level class that can be parsed alone,
+    from where lines start: a class runs to the next line that starts at column 0 with code."""
+    # a closing bracket at column 0 ends a bracket opened above it (`):` of a class header
+    # whose bases run over lines, as black writes it): it starts nothing
+    starts = [i for i, line in enumerate(lines) if line[:1] not in (" ", "\t", "#", ")", "]", "}", "")
+              and line.strip()]
+    chunks: list[tuple[str, int, int]] = []
+    for k, i in enumerate(starts):
+        header = _CLASS_HEADER.match(lines[i])
+        if header is None or (k and lines[starts[k - 1]].startswith("@")):
+            continue  # not a class, or a decorated one (its decorators are module statements here)
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        text = "".join(lines[i:end])
+        code = [line for line in lines[i:end] if line.strip() and not line.lstrip().startswith("#")]
+        if text.count('"""') % 2 or text.count("'''") % 2 or code[-1].rstrip().endswith("\\"):
+            continue  # a string or a continuation may cross the next column-0 line
+        chunks.append((header[1], i + 1, end))
+    names = [name for name, _, _ in chunks]
+    return [c for c in chunks if names.count(c[0]) == 1]  # a name bound twice: both parsed in place
+
+
+def summarize_lazily(text: str, path: str) -> ModuleSummary | None:
+    """The summary with its top-level classes parsed on demand (LazyClasses); None when the
+    module is better parsed whole (no class to leave out, or the blanked parse disagrees)."""
+    lines = split_lines(text)
+    chunks = class_chunks(lines)
+    if not chunks:
+        return None
+    skeleton = list(lines)
+    for name, first, last in chunks:
+        skeleton[first - 1] = f"class {name}: pass\n"
+        skeleton[first:last] = ["\n"] * (last - first)
+    try:
+        tree = ast.parse("".join(skeleton), filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # the whole file says why, or parses after all
+    placeholders = {n.lineno: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    pending = {}
+    for name, first, last in chunks:
+        node = placeholders.get(first)
+        if node is None or node.name != name or node.decorator_list or node.end_lineno != first:
+            return None  # a `class` line that is not a statement (in a string): parse it whole
+        pending[name] = (first, last)
+    mod = ModuleSummary(path=path)
+    classes = LazyClasses({}, pending)
+    classes.changed = True  # not in the cache yet
+    mod.classes = classes
+    summarizer = _Summarizer(mod, text)
+    summarizer.module(tree, deferred={id(placeholders[first]) for first, _ in pending.values()})
+    if any(info is not None and name.split(".")[0] in pending for name, info in classes.done.items()):
+        return None  # a class of the same name bound elsewhere too (under an `if`): whole
+    classes.bind(mod, lambda: text, summarizer.constants)
+    classes.reuse(summarizer, lines)
+    return mod
+
+
+def mentions(mod: ModuleSummary, name: str) -> re.Pattern[str]:
+    """The word `name`, or a module-level name bound to it (`from m import W as Alias`,
+    `Alias = W`): what a class's text must have to subclass, build or name it."""
+    words = {name} | {local for local, refs in mod.names.items()
+                      if any(name in (r.name.rsplit(".", 1)[-1], r.attr) for r in refs)}
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(words))) + r")\b")
+
+
+def _header(lines: list[str], first: int) -> str:
+    """The `class X(...)` header at 1-based line `first`, up to its colon (bases may span lines)."""
+    text = ""
+    for line in lines[first - 1:first + 20]:
+        text += line
+        if ":" in line and text.count("(") <= text.count(")"):
+            break
+    return text
+
+
+class LazyClasses(MutableMapping[str, ClassInfo]):
+    """A module's classes, those still `pending` (name -> first, last line) parsed on first
+    lookup; iterating or counting parses them all. `done` is in the order a whole parse makes:
+    a pending class keeps its place with None, and its nested classes follow it once parsed."""
+
+    def __init__(self, done: dict[str, ClassInfo | None], pending: dict[str, tuple[int, int]],
+                 constants: dict[str, frozenset[str]] | None = None):
+        self.done = done
+        self.pending = pending
+        self.constants = constants or {}
+        self.changed = False  # classes were parsed since it was made or read from the cache
+        self.error: str | None = None  # the file does not parse after all: why
+        self._mod: ModuleSummary | None = None
+        self._text: Callable[[], str] | None = None
+        self._summarizer: _Summarizer | None = None
+        self._lines: list[str] | None = None
+        self._on_error: Callable[[str], None] | None = None
+
+    def bind(self, mod: ModuleSummary, text: Callable[[], str],
+             constants: dict[str, frozenset[str]] | None = None,
+             on_error: Callable[[str], None] | None = None) -> None:
+        """Where pending classes come from: the module's text, read when first needed; and
+        who hears of it when the file turns out not to parse (a class nobody needed so far)."""
+        self._mod, self._text = mod, text
+        if constants is not None:
+            self.constants = constants
+        if on_error is not None:
+            self._on_error = on_error
+
+    def reuse(self, summarizer: _Summarizer, lines: list[str]) -> None:
+        """The summariser and lines of the module's own parse: not made again per class."""
+        self._summarizer, self._lines = summarizer, lines
+
+    # -- the mapping ---------------------------------------------------------
+    def __getitem__(self, name: str) -> ClassInfo:
+        found = self.get(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def get(self, name: str, default=None):
+        found = self.done.get(name)
+        if found is None and self.pending and name.split(".")[0] in self.pending:
+            self._parse(name.split(".")[0])
+            found = self.done.get(name)
+        return default if found is None else found
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    def __setitem__(self, name: str, info: ClassInfo) -> None:
+        self.done[name] = info
+
+    def __delitem__(self, name: str) -> None:
+        self.get(name)
+        del self.done[name]
+
+    def __iter__(self) -> Iterator[str]:
+        self.parse_all()
+        return iter(self.done)
+
+    def __len__(self) -> int:
+        self.parse_all()
+        return len(self.done)
+
+    def __repr__(self) -> str:
+        return f"LazyClasses(done={list(self.done)}, pending={list(self.pending)})"
+
+    def __eq__(self, other: object) -> bool:
+        """Two lazy mappings are equal as data (parsed classes, pending lines): what the cache
+        keeps; against any other mapping, once every class is parsed."""
+        if isinstance(other, LazyClasses):
+            return self.done == other.done and self.pending == other.pending
+        return super().__eq__(other)
+
+    __hash__ = None  # mutable, as dict
+
+    def parsed_matching(self, pattern: re.Pattern[str], subclasses: bool = False) -> list[ClassInfo]:
+        """Parse the pending classes whose lines `pattern` finds (and, with `subclasses`, those
+        whose header names a class so found, until none is left); every parsed class, in order."""
+        if self.pending:
+            assert self._text is not None, "bind() before use"
+            if self._lines is None:
+                self._lines = split_lines(self._text())
+            lines = self._lines
+            found = {name for name, info in self.done.items() if info is not None}
+            while True:
+                bases = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(found))) + r")\b") \
+                    if subclasses and found else None
+                todo = [name for name, (first, last) in self.pending.items()
+                        if pattern.search("".join(lines[first - 1:last]))
+                        or (bases is not None and bases.search(_header(lines, first)))]
+                if not todo:
+                    break
+                for name in todo:
+                    if name in self.pending:
+                        self._parse(name)
+                found = {name for name, info in self.done.items() if info is not None} - found
+                if not subclasses:
+                    break
+        return [info for info in self.done.values() if info is not None]
+
+    # -- parsing -------------------------------------------------------------
+    def parse_all(self) -> None:
+        if self.pending:
+            for name in list(self.pending):
+                if name in self.pending:
+                    self._parse(name)
+
+    def _parse(self, name: str) -> None:
+        first, last = self.pending.pop(name)
+        assert self._mod is not None and self._text is not None, "bind() before use"
+        text = self._text()
+        if self._lines is None:
+            self._lines = split_lines(text)
+        lines = self._lines
+        node = None
+        try:
+            tree = ast.parse("\n" * (first - 1) + "".join(lines[first - 1:last]), filename=self._mod.path)
+            node = tree.body[0] if len(tree.body) == 1 else None
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
+        self.changed = True
+        if not (isinstance(node, ast.ClassDef) and node.name == name and node.lineno == first):
+            self._whole(text)
+            return
+        if self._summarizer is None:
+            self._summarizer = _Summarizer(self._mod, text)
+            self._summarizer.constants = self.constants
+        before = len(self.done)
+        self._summarizer.classdef(node, prefix="")
+        inner = list(self.done)[before:]
+        if inner:  # its nested classes go right after it, where a whole parse puts them
+            order: dict[str, ClassInfo | None] = {}
+            for key, info in self.done.items():
+                if key not in inner:
+                    order[key] = info
+                if key == name:
+                    order.update((k, self.done[k]) for k in inner)
+            self.done = order
+
+    def _whole(self, text: str) -> None:
+        """A class that did not parse alone: the whole file decides, as if never lazy."""
+        assert self._mod is not None
+        self.pending = {}
+        try:
+            tree = ast.parse(text, filename=self._mod.path)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            self.error = f"syntax error: line {exc.lineno}: {exc.msg}" if isinstance(exc, SyntaxError) \
+                else "code is nested too deeply to parse"
+            self.done = {name: info for name, info in self.done.items() if info is not None}
+            if self._on_error is not None:
+                self._on_error(self.error)
+            return
+        whole = summarize(tree, text, self._mod.path)
+        for name in ("names", "functions", "entry_classes", "star_imports", "all_names", "late_members"):
+            setattr(self._mod, name, getattr(whole, name))
+        self.done = dict(whole.classes)
 
 
 class _Body:
@@ -115,7 +377,8 @@ class _Summarizer:
         return expression_refs(node, scope)
 
     # -- statements ----------------------------------------------------------
-    def module(self, tree: ast.Module) -> None:
+    def module(self, tree: ast.Module, deferred: set[int] | frozenset[int] = frozenset()) -> None:
+        """`deferred`: ids of the `class X: pass` placeholders whose classes are parsed later."""
         self.constants = {t.id: v for n in tree.body if isinstance(n, ast.Assign)
                           for t in n.targets if isinstance(t, ast.Name)
                           for v in [string_set(n.value)] if v is not None}
@@ -123,7 +386,9 @@ class _Summarizer:
         self.mod.late_members = late_members(stmts)
         for node in stmts:
             self.toplevel(node)
-            if isinstance(node, ast.ClassDef):
+            if isinstance(node, ast.ClassDef) and id(node) in deferred:
+                self.mod.classes[node.name] = None  # its place, until parsed (LazyClasses)
+            elif isinstance(node, ast.ClassDef):
                 self.classdef(node, prefix="")
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.mod.functions[node.name] = self.function(node, _Body(node, node.name))

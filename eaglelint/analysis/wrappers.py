@@ -9,6 +9,7 @@ from __future__ import annotations
 from .choices import held_classes
 from .refs import Ref
 from .resolve import ClassEntity, Resolver
+from .summary import mentions
 
 
 def wrapped_candidates(resolver: Resolver, wrapper: ClassEntity, attr: str) -> tuple[list[ClassEntity], list[str]]:
@@ -26,6 +27,6 @@ def is_component(mod, info) -> bool:
     made = Ref("call", args=(Ref("name", info.name),))
     return any(
         made in assign.values
-        for other in mod.classes.values() if other is not info
+        for other in mod.classes_matching(mentions(mod, info.name)) if other is not info
         for assigns in other.self_assigns.values() for assign in assigns
     )

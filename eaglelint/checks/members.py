@@ -18,7 +18,7 @@ from typing import Any
 from ..analysis.presence import presence
 from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
 from ..analysis.roles import is_draft
-from ..analysis.summary import free_names_of_text
+from ..analysis.summary import free_names_of_text, mentions
 from ..analysis.wrappers import is_component, wrapped_candidates
 from ..findings import Finding
 from ..fix.delegation import refusal
@@ -184,7 +184,7 @@ def _subclasses(run: Context, wrapper: ClassEntity, attr: str) -> list[tuple[Cla
         if needle not in raw:
             continue
         mod = run.project.summary(path, raw)
-        for cls in mod.classes.values() if mod else ():
+        for cls in mod.classes_matching(mentions(mod, needle.decode()), subclasses=True) if mod else ():
             sub = ClassEntity(mod.path, cls.name)
             if sub != wrapper and attr not in cls.self_assigns and wrapper in run.resolver.mro(sub):
                 out.append((sub, cls.name in mod.entry_classes))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..analysis.choices import held_classes
-from ..analysis.owners import CAPTURE_HOOK, DECODER_ATTRS, LAYERS, OWNER_MEMBERS, Owner, OwnerAnalysis
+from ..analysis.owners import ASSIGNS_DECODER, CAPTURE_HOOK, DECODER_ATTRS, LAYERS, OWNER_MEMBERS, Owner, OwnerAnalysis
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
@@ -151,7 +151,7 @@ def subjects(context: Context) -> list[ClassEntity]:
     out = []
     for path in files(context):
         mod = context.project.summary(path, context.raws[path])
-        for info in list(mod.classes.values()) if mod else ():
+        for info in mod.classes_matching(ASSIGNS_DECODER) if mod else ():
             if not any(a in info.self_assigns for a in DECODER_ATTRS):
                 continue
             cls = ClassEntity(mod.path, info.name)

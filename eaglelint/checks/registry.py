@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
-from ..analysis.project import Project, internal_error
+from ..analysis.project import FoundBroken, Project, internal_error
 from ..analysis.resolve import ClassEntity, Resolver
 from ..findings import Finding, file_error
 from ..fix.edits import Planner
@@ -56,6 +56,8 @@ def run_checks(context: Context) -> list[Finding]:
                 continue
             try:
                 out += family.check(context, cls)
+            except FoundBroken:
+                raise  # not this class's fault: the whole stage runs again (Project.retrying)
             except Exception as exc:
                 out.append(class_failure(context.project, cls, exc))
                 failed.add((kind, cls))

@@ -11,6 +11,7 @@ forwards unknown attributes with `__getattr__`.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.project import Project
 from ..analysis.sources import SourceError
-from ..findings import INTERNAL_ERROR, CheckResult, file_error
+from ..findings import INTERNAL_ERROR, CheckResult, Finding, file_error
 from ..packs import Interface, pack_members, sglang_members
 
 if TYPE_CHECKING:
@@ -40,7 +41,6 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
     by_name = options.wrapper_attrs or DEFAULT_WRAPPER_ATTRS  # held by name: any value, resolved or not
     assigns = WrapperAssignTest(by_name)
     raws: dict[Path, bytes] = {}
-    wrappers: dict[ClassEntity, str] = {}
     for path in files:
         try:
             raw = project.raw(path)  # decoded only if parsed: non-wrapper files are not
@@ -62,27 +62,39 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
 
     methods = sglang_members(options.interfaces)
     members = pack_members(options.interfaces)
-    context = Context(project, raws, methods, options.interfaces, wrappers, by_name)
-    resolver = context.resolver  # one resolver: what discovery resolved, the checks find resolved
     held = None if options.wrapper_attrs else \
         HeldIndex(tree_raws(project, raws), members, pack_members(options.interfaces, "draft"))
     # a file without an assignment of either kind cannot hold a wrapper: parsed only if a resolution needs it
     candidates = [(path, raw, held.attrs(path, raw) if held else ()) for path, raw in raws.items()]
     candidates = [(path, raw, attrs) for path, raw, attrs in candidates if attrs or assigns.search(raw)]
     known_errors = set(project.errors)
-    if jobs > 1:  # what the wrappers and the families will read, and what those import, summarised in parallel
-        wanted = project.imported([path for path, _, _ in candidates] + subject_files(context), raws)
-        project.prefetch([(path, raws[path]) for path in wanted], jobs)
-    for path, raw, attrs in candidates:
-        mod = project.summary(path, raw)
-        if mod is None:
-            result.findings.append(file_error(path, project.errors.get(Path(os.path.abspath(path)), "")))
-            continue
-        for cls in mod.classes.values():
-            attr = held_wrapper(resolver, ClassEntity(mod.path, cls.name), cls, by_name, attrs, members)
-            if attr is not None:
-                wrappers[ClassEntity(mod.path, cls.name)] = attr
-    result.findings.extend(run_checks(context))
+    held_attrs = set(by_name).union(*(attrs for _, _, attrs in candidates))
+    builders = {m[2].decode() for _, raw, _ in candidates for m in _BUILDER.finditer(raw)
+                if m[1].decode() in held_attrs}
+
+    def analyse() -> list[Finding]:
+        """Wrapper discovery, then every rule family: run again from the start, with a fresh
+        resolver, when a file read lazily turns out not to parse (Project.retrying)."""
+        wrappers: dict[ClassEntity, str] = {}
+        context = Context(project, raws, methods, options.interfaces, wrappers, by_name)
+        resolver = context.resolver  # one resolver: what discovery resolved, the checks find resolved
+        if jobs > 1:  # what the wrappers and the families will read, and what those import, summarised in parallel
+            wanted = project.imported([path for path, _, _ in candidates] + subject_files(context), raws)
+            project.prefetch([(path, raws[path]) for path in wanted], jobs)
+        found: list[Finding] = []
+        for path, raw, attrs in candidates:
+            mod = project.summary(path, raw)
+            if mod is None:
+                found.append(file_error(path, project.errors.get(Path(os.path.abspath(path)), "")))
+                continue
+            for cls in mod.classes_matching(may_hold(by_name + attrs, builders), subclasses=True):
+                attr = held_wrapper(resolver, ClassEntity(mod.path, cls.name), cls, by_name, attrs, members)
+                if attr is not None:
+                    wrappers[ClassEntity(mod.path, cls.name)] = attr
+        return found + run_checks(context)
+
+    result.findings.extend(project.retrying(analyse))
+    project.save()  # the classes this run parsed, for the next run
     # a module that only a resolution reached, and that cannot be parsed: the dependent's
     # EGL010 gives this as its reason, and the file itself is reported, given or not
     reported = {os.path.abspath(f.path) for f in result.findings if f.code == INTERNAL_ERROR}
@@ -94,6 +106,21 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
         deps = [(str(p), k) for p, k in project.digests.items() if p not in scanned]
         cache.put(run_key, (result, deps))
     return result
+
+
+def may_hold(attrs: tuple[str, ...], builders: set[str]) -> re.Pattern[str]:
+    """What a class's text must have to be a wrapper: `self.<attr>` for one of `attrs`, or the
+    name of a builder some base assigns one from (`self.llm = self.init_llm(...)`: a subclass
+    chooses by overriding `init_llm`, or a class attribute `llm_cls`). A class without it,
+    and without such a base in its file, is no wrapper: a lazily parsed module leaves it
+    unparsed (checks/held.py `held_wrapper` decides the others)."""
+    pattern = r"self\s*\.\s*(?:" + "|".join(map(re.escape, attrs)) + r")\b"
+    if builders:
+        pattern += r"|\b(?:" + "|".join(map(re.escape, sorted(builders))) + r")\b"
+    return re.compile(pattern)
+
+
+_BUILDER = re.compile(rb"self\s*\.\s*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*self\s*\.\s*(\w+)")
 
 
 def _run_key(project: Project, options: CheckOptions, raws: dict[Path, bytes]) -> str | None:

@@ -1,0 +1,229 @@
+"""Lazily parsed summaries (analysis/summary.py `summarize_lazily`): each top-level class is
+parsed alone when asked for, and the result is the summary a whole parse gives.
+
+The reference is always `summarize` of the whole file's `ast.parse` (Python's own reading),
+compared field by field and in class order, never a stored expectation.
+"""
+
+import ast
+import random
+import textwrap
+from pathlib import Path
+
+import pytest
+from fetch_sglang import models_dir, vllm_models_dir
+
+from eaglelint.analysis.cache import SummaryCache
+from eaglelint.analysis.cache_codec import decode, encode
+from eaglelint.analysis.project import Project
+from eaglelint.analysis.summary import LazyClasses, ModuleSummary, summarize, summarize_lazily
+
+FIELDS = ("names", "functions", "entry_classes", "star_imports", "all_names", "late_members")
+
+
+def whole(text: str, path: str = "m.py") -> ModuleSummary:
+    return summarize(ast.parse(text), text, path)
+
+
+def assert_same(lazy: ModuleSummary, full: ModuleSummary) -> None:
+    for name in FIELDS:
+        assert getattr(lazy, name) == getattr(full, name), name
+    assert list(lazy.classes.items()) == list(full.classes.items())  # the values, and their order
+
+
+def lazily(text: str, path: str = "m.py") -> ModuleSummary:
+    mod = summarize_lazily(text, path)
+    assert mod is not None and isinstance(mod.classes, LazyClasses)
+    return mod
+
+
+@pytest.mark.parametrize("tree", ["sglang-0.5.23", "vllm-0.33.0"])
+def test_every_file_of_a_release_summarises_lazily_as_a_whole_parse_does(tree):
+    """Every module of the tree, half its classes asked for in a random order first (nested
+    classes then come back in place), then all of them: the whole parse's summary."""
+    root = models_dir("0.5.23") if tree.startswith("sglang") else vllm_models_dir()
+    compared = 0
+    for n, path in enumerate(sorted(root.rglob("*.py"))):
+        text = path.read_text(encoding="utf-8")
+        lazy = summarize_lazily(text, str(path))
+        if lazy is None:
+            continue
+        names = list(lazy.classes.pending)
+        random.Random(n).shuffle(names)
+        for name in names[: len(names) // 2]:
+            assert lazy.classes.get(name) is not None
+        assert_same(lazy, whole(text, str(path)))
+        compared += 1
+    assert compared > 200  # most modules have a class to leave out
+
+
+def test_asking_for_one_class_parses_that_class_alone():
+    text = (models_dir("0.5.23") / "deepseek_v2.py").read_text(encoding="utf-8")
+    lazy = lazily(text)
+    before = set(lazy.classes.pending)
+    assert {"DeepseekV2ForCausalLM", "DeepseekV2AttentionMLA", "DeepseekV2MoE"} <= before
+    info = lazy.classes.get("DeepseekV2ForCausalLM")
+    assert info is not None and info == whole(text).classes["DeepseekV2ForCausalLM"]
+    assert set(lazy.classes.pending) == before - {"DeepseekV2ForCausalLM"}
+
+
+SHAPES = {
+    "a class line inside a module string": '''
+        """Usage:
+        class Example(Base):
+            pass
+        """
+        class Real:
+            def f(self):
+                return 1
+        ''',
+    "docstring text at column 0 inside a class": '''
+        class A:
+            def f(self):
+                """Returns
+        x = 1
+        """
+                self.model = B()
+        class B:
+            pass
+        ''',
+    "a backslash continuation onto column 0": '''
+        class A:
+            x = 1 + \\
+        2
+        class B:
+            y = 2
+        ''',
+    "a decorated class": '''
+        import dataclasses
+        @dataclasses.dataclass
+        class A:
+            x: int = 1
+        class B(A):
+            pass
+        ''',
+    "a class defined twice": '''
+        class A:
+            x = 1
+        class B:
+            pass
+        class A:
+            y = 2
+        ''',
+    "a class also defined under an if": '''
+        import sys
+        if sys.version_info > (3,):
+            class A:
+                x = 1
+        class A:
+            y = 2
+        class C:
+            pass
+        ''',
+    "a class redefined under an if after it": '''
+        import sys
+        class A:
+            class X:
+                pass
+        if sys.version_info > (3,):
+            class A:
+                y = 2
+        class C:
+            pass
+        ''',
+    "bases over several lines, closed at column 0": '''
+        class Mixin:
+            pass
+        class A(
+            Mixin,
+        ):
+            def f(self):
+                self.model = Mixin()
+        class B:
+            pass
+        ''',
+    "nested classes, asked for before their outer": '''
+        class Outer:
+            class Inner:
+                class Deep:
+                    pass
+            def f(self):
+                pass
+        class After:
+            pass
+        ''',
+    "a call closed at column 0 after a class": '''
+        class A:
+            pass
+        REGISTRY = dict(
+            a=A,
+        )
+        class B(A):
+            pass
+        EntryClass = [A, B]
+        ''',
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_shapes_that_confuse_a_line_splitter_summarise_as_a_whole_parse_does(shape):
+    text = textwrap.dedent(SHAPES[shape]).lstrip()
+    full = whole(text)
+    lazy = summarize_lazily(text, "m.py")
+    if lazy is None:
+        return  # parsed whole: nothing lazy to compare
+    for name in ("Outer.Inner.Deep", "Outer.Inner", *reversed(list(full.classes))):
+        lazy.classes.get(name)
+    assert_same(lazy, full)
+
+
+def test_a_class_line_inside_a_string_is_not_taken_for_a_class():
+    text = textwrap.dedent(SHAPES["a class line inside a module string"]).lstrip()
+    lazy = summarize_lazily(text, "m.py")
+    assert lazy is None or "Example" not in lazy.classes
+
+
+def test_a_syntax_error_in_a_class_is_reported_when_the_class_is_asked_for():
+    text = "class A:\n    x = 1\nclass B:\n    def f(self:\n        pass\n"
+    lazy = lazily(text)
+    heard = []
+    lazy.classes.bind(lazy, lambda: text, on_error=heard.append)
+    assert lazy.classes.get("A") is not None and heard == []  # A alone parses: nothing to say yet
+    assert lazy.classes.get("B") is None
+    assert heard and heard[0].startswith("syntax error: line 4")
+
+
+def test_a_partly_parsed_summary_survives_the_cache_and_parses_the_rest_from_the_text():
+    text = (models_dir("0.5.23") / "qwen3_vl.py").read_text(encoding="utf-8")
+    lazy = lazily(text)
+    lazy.classes.get("Qwen3VLForConditionalGeneration")
+    back = decode(encode(lazy))
+    assert isinstance(back.classes, LazyClasses)
+    assert back.classes.pending == lazy.classes.pending
+    back.classes.bind(back, lambda: text)
+    assert_same(back, whole(text))
+
+
+def test_a_run_keeps_the_classes_it_parsed_and_the_next_run_reads_them(tmp_path):
+    """The first run's cache entry for deepseek_v2.py holds the classes that run parsed; a
+    second project reading it parses none of them again (the parser is patched to refuse)."""
+    path = models_dir("0.5.23") / "deepseek_v2.py"
+    first = Project(SummaryCache(tmp_path))
+    mod = first.summary(path)
+    asked = mod.classes["DeepseekV3ForCausalLM"]
+    first.save()
+    second = Project(SummaryCache(tmp_path))
+    again = second.summary(path)
+    assert isinstance(again.classes, LazyClasses) and "DeepseekV3ForCausalLM" in again.classes.done
+    assert again.classes.done["DeepseekV3ForCausalLM"] == asked
+    assert second.parsed == []  # the summary came from the cache
+
+
+def test_the_summary_cache_entry_of_a_lazy_module_is_written_once_the_run_is_done(tmp_path):
+    cache = SummaryCache(tmp_path)
+    project = Project(cache)
+    project.summary(models_dir("0.5.23") / "deepseek_v2.py")
+    key = project.digests[Path(models_dir("0.5.23") / "deepseek_v2.py").resolve()]
+    assert not cache.has(key)  # a put per parsed class would encode the module again each time
+    project.save()
+    assert cache.has(key)

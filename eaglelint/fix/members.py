@@ -3,8 +3,8 @@ imports its copied signature needs, for one file.
 
 Why apart from the renderer (delegation.py): the renderer writes one method from a
 signature and is loaded by every run (config reads its styles); this reads the file,
-places the methods and plans the imports, and is loaded only when a fix is planned.
-The members check names it as its fix (checks/members.py `FIX`).
+places the methods and says which imports each needs, once per file when the file is
+checked. The members check names it as its fix (checks/members.py `FIX`).
 """
 
 from __future__ import annotations
@@ -12,16 +12,17 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from ..analysis.class_body import bound_in_class, class_node
 from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.project import Project
 from ..analysis.summary import FunctionInfo, Param, free_names
-from ..findings import Finding
+from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_interfaces
 from .delegation import Delegation, render
-from .edits import Edit, EditableFile, FileFix, Left, NotFixable, indentation, insert_index
+from .edits import Edit, EditableFile, NotFixable, indentation, insert_index
 from .imports import ImportPlan
 
 
@@ -33,52 +34,48 @@ def _method_order() -> dict[str, int]:
     return order
 
 
-def plan_delegation_file(file: EditableFile, findings: list[Finding], project: Project, style: str,
-                         left: Left) -> FileFix | None:
-    """A delegating method per finding, at the end of its class, with the imports its signature needs."""
-    tree, lines, newline = file.tree, file.lines, file.newline
-    imports = ImportPlan(tree, lines, newline, project.summary(file.path), project, file.path)
-    edits: list[Edit] = []
-    added: list[tuple[str, str]] = []
-    fixed: list[Finding] = []
+def plan_delegation_file(file: EditableFile, findings: list[Finding], project: Project,
+                         style: str) -> list[Finding]:
+    """Each finding with its fix: a delegating method at the end of its class, and the imports
+    its signature needs; or with the reason there is none."""
+    lines = file.lines
+    imports = ImportPlan(project.summary(file.path), project, file.path)
     order = _method_order()
+    out: list[Finding] = []
     by_class: dict[str, list[Finding]] = {}
     for f in findings:
         if f.method:
             by_class.setdefault(f.class_name, []).append(f)
         else:
-            left.append((f, f"{f.message} (no automatic fix for {f.code})"))
+            out.append(replace(f, fix_refusal=f"{f.message} (no automatic fix for {f.code})"))
     for qualname, items in by_class.items():
-        node = class_node(tree, qualname)
+        node = class_node(file.tree, qualname)
         if node is None or node.body[0].lineno == node.lineno:
-            left += [(f, "class body cannot be located for editing") for f in items]
+            out += [replace(f, fix_refusal="class body cannot be located for editing") for f in items]
             continue
         indent, step = indentation(lines, node)
-        methods: list[str] = []
+        at = insert_index(lines, node, indent)
         seen = bound_in_class(node)
         for f in sorted(items, key=lambda f: order.get(f.method or "", 99)):
             method = f.method or ""
             if method in seen:
-                left.append((f, f"{qualname} already binds {method} (line {seen[method]}); not overridden"))
+                out.append(replace(f, fix_refusal=f"{qualname} already binds {method} (line {seen[method]}); "
+                                                  "not overridden"))
                 continue
             try:
-                text = _render_one(f, project, imports, style, indent, step, qualname)
+                text, needs = _render_one(f, project, imports, style, indent, step, qualname)
             except NotFixable as exc:
-                left.append((f, str(exc)))
+                out.append(replace(f, fix_refusal=str(exc)))
                 continue
             seen[method] = node.lineno
-            methods += ["", *text]
-            added.append((qualname, method))
-            fixed.append(f)
-        if methods:
-            edits.append(Edit(insert_index(lines, node, indent), insert_index(lines, node, indent), tuple(methods)))
-    if not added:
-        return None
-    return file.finish(edits + imports.edits(), added, imports.added, defines=added, findings=fixed)
+            fix = Fix((Edit(at, at, ("", *text)),), (qualname, method), file.digest, tuple(needs),
+                      defines=((qualname, method),), rank=len(out))
+            out.append(replace(f, fix=fix))
+    return out
 
 
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,
-                qualname: str) -> list[str]:
+                qualname: str) -> tuple[list[str], list[ImportNeed]]:
     provider_path = Path(os.path.abspath(f.wrapped_path))
     provider = project.summary(provider_path)
     method = provider.classes[f.provider_class].methods.get(f.method) if provider else None
@@ -100,14 +97,15 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
     delegation = Delegation(qualname.split(".")[-1], f.wrapper_attribute or DEFAULT_HELD_ATTR, method,
                             returns_value, style, frozenset(drop), drop_return, f.every_candidate)
     lines = render(delegation, indent, step)
+    needs = []
     for p in method.params:
         if p.default:
-            imports.require(_names(p.default, value=True), provider_path)
+            needs += imports.require(_names(p.default, value=True), provider_path)
         if p.annotation and p.name not in drop:
-            imports.require(_names(p.annotation), provider_path)
+            needs += imports.require(_names(p.annotation), provider_path)
     if method.return_annotation and not drop_return:
-        imports.require(_names(method.return_annotation), provider_path)
-    return lines
+        needs += imports.require(_names(method.return_annotation), provider_path)
+    return lines, needs
 
 
 def _is_data_member(name: str | None) -> bool:

@@ -20,6 +20,7 @@ from eaglelint.analysis.discover import discover
 from eaglelint.analysis.project import Project
 from eaglelint.checks import registry
 from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.fix import members as members_fix
 from eaglelint.fix import plan as fixmod
 from eaglelint.packs import select_interfaces
 
@@ -114,3 +115,20 @@ def test_the_fix_style_is_part_of_the_check_and_of_its_cache_key(style, tmp_path
     assert mine == fresh
     text = "\n".join(line for f in mine if f.fix for e in f.fix.edits for line in e.lines)
     assert ("if hasattr(" in text) == (style == "guard")
+
+
+def _without_the_summary_shortcut(monkeypatch):
+    monkeypatch.setattr(members_fix, "place_from_summary", lambda *args: None)
+
+
+def test_fixes_placed_from_the_summary_are_those_placed_from_the_syntax_tree(monkeypatch):
+    """The members planner places methods from the summary where it can (no second parse):
+    on every fixture, the fixes are the ones the syntax tree gives."""
+    folders = sorted(p for p in (FIXTURES / "fix").iterdir() if p.is_dir()) + [FIXTURES / "check"]
+    placed = []
+    shortcut = members_fix.place_from_summary
+    monkeypatch.setattr(members_fix, "place_from_summary", lambda *args: placed.append(shortcut(*args)) or placed[-1])
+    quick = [check([folder], Project()).findings for folder in folders]
+    assert sum(p is not None for p in placed) > 10 and None in placed  # both ways were taken
+    _without_the_summary_shortcut(monkeypatch)
+    assert quick == [check([folder], Project()).findings for folder in folders]

@@ -101,7 +101,7 @@ def _class(c: ClassInfo) -> list:
             {name: _function(f) for name, f in c.methods.items()},
             {name: [line, _refs(refs)] for name, (line, refs) in c.attrs.items()},
             {name: [[a.line, _refs(a.values)] for a in assigns] for name, assigns in c.self_assigns.items()},
-            _node(c.getattr_forwards), list(c.decorators), c.header_keywords]
+            _node(c.getattr_forwards), list(c.decorators), c.header_keywords, c.body_line]
 
 
 def _summary(m: ModuleSummary) -> list:
@@ -203,14 +203,14 @@ def _load_summary(v) -> ModuleSummary:
             _strs(names), _bool(keeps), load_refs(supers), _bool(abstract))
 
     def load_class(v) -> ClassInfo:
-        name, line, column, end_line, bases, methods, attrs, assigns, forwards, decorators, keywords = _list(v)
+        name, line, column, end_line, bases, methods, attrs, assigns, forwards, decorators, keywords, body = _list(v)
         return ClassInfo(
             _str(name), _int(line), _int(column), _int(end_line), load_refs(bases),
             {_str(k): load_function(f) for k, f in _dict(methods).items()},
             {_str(k): (_int(line), load_refs(refs)) for k, (line, refs) in _dict(attrs).items()},
             {_str(k): [WrapperAssign(_int(line), load_refs(refs)) for line, refs in map(_list, _list(items))]
              for k, items in _dict(assigns).items()},
-            _load_node(forwards), _strs(decorators), _bool(keywords))
+            _load_node(forwards), _strs(decorators), _bool(keywords), _int(body))
 
     path, names, classes, functions, entry_classes, stars, all_names, late = _list(v)
     return ModuleSummary(

@@ -282,8 +282,8 @@ def _header_refusal(info) -> str | None:
 
 
 def fix_file(file: EditableFile, findings: list[Finding], project: Project, style: str) -> list[Finding]:
-    """EGL030's fix: the marker base and the forwards that the scan's plan, made again for the
-    file being edited, names (fix/marker.py writes them)."""
+    """EGL030's fix, planned when the file is checked: the marker base and the forwards that
+    the scan's plan names (fix/marker.py writes them)."""
     resolver = Resolver(project)
     return plan_marker_file(file, findings, project, resolver,
                             lambda cls, marker: Scan(resolver, project, {}, marker).plan(cls))

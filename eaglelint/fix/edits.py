@@ -200,14 +200,21 @@ def apply_edits(lines: list[str], edits: list[Edit], newline: str) -> str:
 
 
 def indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:
+    first = node.body[0]
+    body_line = first.decorator_list[0].lineno if getattr(first, "decorator_list", None) else first.lineno
+    return indentation_at(lines, node.lineno, body_line)
+
+
+def indentation_at(lines: list[str], class_line: int, body_line: int) -> tuple[str, str]:
+    """The class body's indentation and one step of it, from the 1-based lines of the class
+    header and of its first body statement (ClassInfo.line, ClassInfo.body_line)."""
+
     def lead(i: int) -> str:
         line = lines[i - 1]
         # a form feed in the indentation resets the column, as the tokenizer counts it
         return line[: len(line) - len(line.lstrip(" \t\f"))].rsplit("\f", 1)[-1]
 
-    cls_indent = lead(node.lineno)
-    first = node.body[0]
-    body_line = first.decorator_list[0].lineno if getattr(first, "decorator_list", None) else first.lineno
+    cls_indent = lead(class_line)
     indent = lead(body_line)
     step = indent[len(cls_indent):] if indent.startswith(cls_indent) else ""
     return indent, step or ("\t" if "\t" in indent else "    ")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from ..analysis.summary import FunctionInfo, Param, free_names
 from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_interfaces
 from .delegation import Delegation, render
-from .edits import Edit, EditableFile, NotFixable, indentation, insert_index
+from .edits import Edit, EditableFile, NotFixable, after_body, indentation, indentation_at, insert_index
 from .imports import ImportPlan
 
 
@@ -38,7 +39,6 @@ def plan_delegation_file(file: EditableFile, findings: list[Finding], project: P
                          style: str) -> list[Finding]:
     """Each finding with its fix: a delegating method at the end of its class, and the imports
     its signature needs; or with the reason there is none."""
-    lines = file.lines
     imports = ImportPlan(project.summary(file.path), project, file.path)
     order = _method_order()
     out: list[Finding] = []
@@ -49,13 +49,11 @@ def plan_delegation_file(file: EditableFile, findings: list[Finding], project: P
         else:
             out.append(replace(f, fix_refusal=f"{f.message} (no automatic fix for {f.code})"))
     for qualname, items in by_class.items():
-        node = class_node(file.tree, qualname)
-        if node is None or node.body[0].lineno == node.lineno:
+        place = _place(file, project, qualname, [f.method or "" for f in items])
+        if place is None:
             out += [replace(f, fix_refusal="class body cannot be located for editing") for f in items]
             continue
-        indent, step = indentation(lines, node)
-        at = insert_index(lines, node, indent)
-        seen = bound_in_class(node)
+        indent, step, at, seen, class_line = place
         for f in sorted(items, key=lambda f: order.get(f.method or "", 99)):
             method = f.method or ""
             if method in seen:
@@ -67,11 +65,45 @@ def plan_delegation_file(file: EditableFile, findings: list[Finding], project: P
             except NotFixable as exc:
                 out.append(replace(f, fix_refusal=str(exc)))
                 continue
-            seen[method] = node.lineno
+            seen[method] = class_line
             fix = Fix((Edit(at, at, ("", *text)),), (qualname, method), file.digest, tuple(needs),
                       defines=((qualname, method),), rank=len(out))
             out.append(replace(f, fix=fix))
     return out
+
+
+def _place(file: EditableFile, project: Project, qualname: str,
+           methods: list[str]) -> tuple[str, str, int, dict[str, int], int] | None:
+    """Where the class's new methods go: (indent, step, 0-based insertion index, the names
+    among `methods` the class already binds -> line, the class's line); None if the class
+    body cannot be located."""
+    quick = place_from_summary(file, project, qualname, methods)
+    if quick is not None:
+        return quick
+    node = class_node(file.tree, qualname)
+    if node is None or node.body[0].lineno == node.lineno:
+        return None
+    indent, step = indentation(file.lines, node)
+    return indent, step, insert_index(file.lines, node, indent), bound_in_class(node), node.lineno
+
+
+def place_from_summary(file: EditableFile, project: Project, qualname: str,
+                       methods: list[str]) -> tuple[str, str, int, dict[str, int], int] | None:
+    """`_place` from the summary and the lines, where that is sure to give the syntax tree's
+    answer: one class of that name in the file, and none of `methods` written anywhere in
+    its text, so none bound there; else None (the tree answers). Why: parsing each fixed
+    file again would cost more than a check may spend on its fixes."""
+    summary = project.summary(file.path)
+    info = summary.classes.get(qualname) if summary else None
+    if info is None or info.body_line <= info.line:
+        return None
+    text = "".join(file.lines[info.line - 1: info.end_line])
+    name = re.escape(qualname.rsplit(".", 1)[-1])
+    if len(re.findall(rf"^[ \t\f]*class[ \t]+{name}\b", file.src.text, re.MULTILINE)) != 1 or \
+            any(m in text and re.search(rf"\b{re.escape(m)}\b", text) for m in methods):
+        return None
+    indent, step = indentation_at(file.lines, info.line, info.body_line)
+    return indent, step, after_body(file.lines, info.end_line, indent), {}, info.line
 
 
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,

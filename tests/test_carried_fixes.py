@@ -132,3 +132,22 @@ def test_fixes_placed_from_the_summary_are_those_placed_from_the_syntax_tree(mon
     assert sum(p is not None for p in placed) > 10 and None in placed  # both ways were taken
     _without_the_summary_shortcut(monkeypatch)
     assert quick == [check([folder], Project()).findings for folder in folders]
+
+
+def test_a_fix_its_planner_refuses_is_not_called_fixable(tmp_path):
+    """vllm_marker_delegates' DeepWrapper must forward its language model's own
+    set_aux_hidden_state_layers; with a parameter default there, the marker fix refuses to
+    forward it (fix/marker.py). The check plans the fix, so the finding says so itself:
+    not fixable, with that reason, as `fix` then leaves it."""
+    work = tmp_path / "case"
+    shutil.copytree(FIXTURES / "fix" / "vllm_marker_delegates", work, ignore=shutil.ignore_patterns("*.expected"))
+    lm = (work / "lm.py").read_text()
+    old = "def set_aux_hidden_state_layers(self, layers: tuple[int, ...]) -> None:"
+    assert lm.count(old) == 1
+    (work / "lm.py").write_text(lm.replace(old, old.replace("...]", "...] = (2,)")))
+    options = CheckOptions(tuple(select_interfaces(["vllm"])))
+    project = Project()
+    deep = [f for f in check([work], project, options).findings if f.class_name == "DeepWrapper"]
+    assert len(deep) == 1 and deep[0].fix is None and not deep[0].fixable
+    assert "has parameter defaults" in deep[0].fix_refusal
+    assert fixmod.plan_fixes(deep, project).left == [(deep[0], deep[0].fix_refusal)]

@@ -94,7 +94,9 @@ class Finding:
 
     @property
     def fixable(self) -> bool:
-        """`eaglelint fix` writes the change: the code has a fix and this shape does not refuse it."""
+        """`eaglelint fix` writes the change: the code has a fix and neither the check nor the
+        fix's planner refused this one. The check plans every such finding's fix, so for a
+        finding a check made this is exactly `fix is not None` (ruff's `[*]`)."""
         return load_codes()[self.code].fixable and self.fix_refusal is None
 
 

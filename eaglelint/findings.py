@@ -16,6 +16,53 @@ INTERNAL_ERROR = "EGL999"  # a file or class eaglelint could not check; the run 
 
 
 @dataclass(frozen=True)
+class Edit:
+    """Replace the 0-based lines [start, end) of the file as read with `lines` (no line endings);
+    an insertion when start == end. The one edit model: every fix, `--add-noqa` and SARIF's
+    `fixes[]` speak of it (fix/edits.py applies it)."""
+
+    start: int
+    end: int
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ImportNeed:
+    """A name the fix's code reads that the file must import: `from module import name [as asname]`,
+    or `import module [as asname]` when `name` is None. `module` is spelled as it will be written
+    (a relative one keeps its dots)."""
+
+    module: str
+    name: str | None = None
+    asname: str | None = None
+
+    @property
+    def bound(self) -> str:
+        """The name the import binds in the file."""
+        return self.asname or self.name or self.module.split(".")[0]
+
+
+@dataclass(frozen=True)
+class Fix:
+    """What fixes one finding, planned when the file was checked: its own line edits (the member
+    it adds, and any change of its class that member needs), the imports its code needs, what it
+    adds and what the result must define, and the digest of the bytes it was planned on.
+
+    Why imports are needs, not line edits: the imports of several findings merge into one
+    line (`from typing import List, Optional`), so their line edit depends on which findings
+    are fixed together; the fix stage writes it for exactly the findings it applies
+    (fix/imports.py), so a finding fixed alone imports only what it needs. `rank` orders a
+    file's fixes of one rule family: their insertions at one place land in that order."""
+
+    edits: tuple[Edit, ...]
+    added: tuple[str, str]  # (class, member) this fix adds
+    digest: str
+    imports: tuple[ImportNeed, ...] = ()
+    defines: tuple[tuple[str, str], ...] = ()  # (class, method) the edited file must define
+    rank: int = 0
+
+
+@dataclass(frozen=True)
 class Finding:
     """One gap. `path` and `wrapped_path` are absolute: a finding (and the cache that keeps
     it) does not depend on the directory eaglelint ran in; the output stage shows them
@@ -39,6 +86,7 @@ class Finding:
     included_because: str | None = None  # set for a file checked only because it depends on a changed one
     every_candidate: bool = True  # every class the attribute may hold provides `method`
     fix_refusal: str | None = None  # why `eaglelint fix` cannot write this one, though its code is fixable
+    fix: Fix | None = None  # what `eaglelint fix` writes for it, planned by its check (checks/run.py)
 
     @property
     def severity(self) -> str:
@@ -46,7 +94,9 @@ class Finding:
 
     @property
     def fixable(self) -> bool:
-        """`eaglelint fix` writes the change: the code has a fix and this shape does not refuse it."""
+        """`eaglelint fix` writes the change: the code has a fix and neither the check nor the
+        fix's planner refused this one. The check plans every such finding's fix, so for a
+        finding a check made this is exactly `fix is not None` (ruff's `[*]`)."""
         return load_codes()[self.code].fixable and self.fix_refusal is None
 
 

@@ -112,7 +112,7 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
         interfaces = select_interfaces(list(settings.interfaces) or None)
     except RulesError as exc:
         raise ConfigError(str(exc)) from None
-    options = CheckOptions(tuple(interfaces), settings.wrapper_attributes)
+    options = CheckOptions(tuple(interfaces), settings.wrapper_attributes, settings.style)
     project.max_file_size = settings.max_file_size
     # check_files reads its file list once, in order: the progress bar advances as it does
     checked = check_files(progress(files) if progress and files else files, options, project, jobs)

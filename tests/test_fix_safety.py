@@ -118,6 +118,7 @@ def test_edit_that_would_not_land_in_its_class_is_not_planned(tmp_path, monkeypa
     (tmp_path / "lm.py").write_bytes(LM)
     (tmp_path / "wrapper.py").write_bytes(WRAPPER)
     monkeypatch.setattr(members_fix, "indentation", lambda lines, node: ("", "    "))  # as if mis-measured
+    monkeypatch.setattr(members_fix, "indentation_at", lambda lines, line, body_line: ("", "    "))
     project = Project()
     findings = check_files(sorted(tmp_path.glob("*.py")), CheckOptions(tuple(select_interfaces(None))),
                            project).findings

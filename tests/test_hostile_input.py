@@ -26,6 +26,7 @@ from eaglelint.analysis.project import Project
 from eaglelint.checks import aux, members
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix import plan as fixmod
+from eaglelint.fix.delegation import DEFAULT_STYLE
 from eaglelint.packs import select_interfaces
 
 LM = b'''class TextModelForCausalLM:
@@ -102,14 +103,14 @@ def make_case(root: Path, name: str, content: bytes | None = None) -> Path:
     return case
 
 
-def check(case: Path, project: Project | None = None):
-    options = CheckOptions(tuple(select_interfaces(None)))
+def check(case: Path, project: Project | None = None, style: str = DEFAULT_STYLE):
+    options = CheckOptions(tuple(select_interfaces(None)), style=style)
     return check_files(sorted(case.glob("*.py")), options, project or Project())
 
 
-def fix_in_process(case: Path, style: str = fixmod.DEFAULT_STYLE) -> fixmod.FixPlan:
+def fix_in_process(case: Path, style: str = DEFAULT_STYLE) -> fixmod.FixPlan:
     project = Project()
-    plan = fixmod.plan_fixes(check(case, project).findings, project, style, roots=[case])
+    plan = fixmod.plan_fixes(check(case, project, style).findings, project, roots=[case])
     for file_fix in plan.files:
         fixmod.write_fix(file_fix)
     return plan

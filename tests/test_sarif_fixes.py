@@ -36,7 +36,8 @@ def offset(text: str, line: int, column: int) -> int:
 
 
 def apply_sarif(log: dict, root: Path) -> set[Path]:
-    """Apply every replacement of every result's fixes; the files changed."""
+    """Apply every replacement of every result's fixes, one that several results share (their
+    common import line) once; the files changed."""
     changes: dict[Path, list[dict]] = {}
     for result in log["runs"][0]["results"]:
         for fix in result.get("fixes", []):
@@ -45,6 +46,7 @@ def apply_sarif(log: dict, root: Path) -> set[Path]:
                 assert location["uriBaseId"] == "%SRCROOT%"
                 changes.setdefault(root / unquote(location["uri"]), []).extend(change["replacements"])
     for path, replacements in changes.items():
+        replacements = list({json.dumps(r, sort_keys=True): r for r in replacements}.values())
         raw = path.read_bytes()
         bom = raw.startswith(BOM)
         text = raw[len(BOM):].decode() if bom else raw.decode()

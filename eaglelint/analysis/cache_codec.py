@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ..findings import CheckResult, Finding
+from ..findings import CheckResult, Edit, Finding, Fix, ImportNeed
 from ..packs import load_codes
 from .directives import DIRECTIVE_KINDS, Directive, DirectiveScan
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # imported where a summary is encoded or decoded: a warm run 
     from .refs import Ref
     from .summary import ClassInfo, FunctionInfo, ModuleSummary
 
-HEADER = b"eaglelint-cache 3\n"  # bump the number when the layout below changes
+HEADER = b"eaglelint-cache 4\n"  # bump the number when the layout below changes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # an entry larger than this is not ours: refused unread
 
 
@@ -103,7 +103,7 @@ def _class(c: ClassInfo) -> list:
             {name: _function(f) for name, f in c.methods.items()},
             {name: [line, _refs(refs)] for name, (line, refs) in c.attrs.items()},
             {name: [[a.line, _refs(a.values)] for a in assigns] for name, assigns in c.self_assigns.items()},
-            _node(c.getattr_forwards), list(c.decorators), c.header_keywords]
+            _node(c.getattr_forwards), list(c.decorators), c.header_keywords, c.body_line]
 
 
 def _classes(classes) -> dict | list:
@@ -129,7 +129,14 @@ def _summary(m: ModuleSummary) -> list:
 def _finding(f) -> list:
     return [f.path, f.line, f.column, f.code, f.message, f.class_name, f.wrapped_class, f.method, f.wrapped_path,
             f.wrapped_line, f.provider_class, f.interface, f.wrapper_attribute, f.entry_class, list(f.subclasses),
-            f.included_because, f.every_candidate, f.fix_refusal]
+            f.included_because, f.every_candidate, f.fix_refusal, _fix(f.fix)]
+
+
+def _fix(fix: Fix | None) -> list | None:
+    if fix is None:
+        return None
+    return [[[e.start, e.end, list(e.lines)] for e in fix.edits], list(fix.added), fix.digest,
+            [[n.module, n.name, n.asname] for n in fix.imports], [list(d) for d in fix.defines], fix.rank]
 
 
 # -- decoding: every field's type is checked --------------------------------------------------------
@@ -210,14 +217,14 @@ def _load_summary(v) -> ModuleSummary:
             _bool(keeps), load_refs(supers), _bool(abstract))
 
     def load_class(v) -> ClassInfo:
-        name, line, column, end_line, bases, methods, attrs, assigns, forwards, decorators, keywords = _list(v)
+        name, line, column, end_line, bases, methods, attrs, assigns, forwards, decorators, keywords, body = _list(v)
         return ClassInfo(
             _str(name), _int(line), _int(column), _int(end_line), load_refs(bases),
             {_str(k): load_function(f) for k, f in _dict(methods).items()},
             {_str(k): (_int(line), load_refs(refs)) for k, (line, refs) in _dict(attrs).items()},
             {_str(k): [WrapperAssign(_int(line), load_refs(refs)) for line, refs in map(_list, _list(items))]
              for k, items in _dict(assigns).items()},
-            _load_node(forwards), _strs(decorators), _bool(keywords))
+            _load_node(forwards), _strs(decorators), _bool(keywords), _int(body))
 
     def load_classes(v) -> MutableMapping[str, ClassInfo]:
         if not isinstance(v, list):
@@ -237,20 +244,35 @@ def _load_summary(v) -> ModuleSummary:
          for k, added in _dict(late).items()})
 
 
+def _pair(v) -> tuple[str, str]:
+    first, second = _list(v)
+    return _str(first), _str(second)
+
+
+def _load_fix(v) -> Fix | None:
+    if v is None:
+        return None
+    edits, added, digest, imports, defines, rank = _list(v)
+    return Fix(tuple(Edit(_int(start), _int(end), _strs(lines)) for start, end, lines in map(_list, _list(edits))),
+               _pair(added), _str(digest),
+               tuple(ImportNeed(_str(m), _opt_str(n), _opt_str(a)) for m, n, a in map(_list, _list(imports))),
+               tuple(map(_pair, _list(defines))), _int(rank))
+
+
 def _load_run(body: list) -> tuple:
     known = load_codes()
 
     findings = []
     for row in map(_list, _list(body[1])):
         (path, line, column, code, message, class_name, wrapped_class, method, wrapped_path, wrapped_line,
-         provider, interface, attribute, entry_class, subclasses, because, every, refusal) = row
+         provider, interface, attribute, entry_class, subclasses, because, every, refusal, fix) = row
         if code not in known:
             raise ValueError
         findings.append(Finding(
             _str(path), _int(line), _int(column), _str(code), _str(message), _str(class_name),
             _opt_str(wrapped_class), _opt_str(method), _opt_str(wrapped_path), _opt_int(wrapped_line),
             _opt_str(provider), _opt_str(interface), _opt_str(attribute), _bool(entry_class), _strs(subclasses),
-            _opt_str(because), _bool(every), _opt_str(refusal)))
+            _opt_str(because), _bool(every), _opt_str(refusal), _load_fix(fix)))
     deps = [(_str(p), _str(k)) for p, k in map(_list, _list(body[3]))]
     return CheckResult(findings, _int(body[2])), deps
 

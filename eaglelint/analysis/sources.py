@@ -124,6 +124,13 @@ class SourceLines:
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
+# what str.splitlines also splits at, and the tokenizer does not
+_OTHER_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
 def split_lines(source: str) -> list[str]:
-    """Lines with their endings, split only at \\r, \\n and \\r\\n, as the tokenizer does."""
+    """Lines with their endings, split only at \\r, \\n and \\r\\n, as the tokenizer does
+    (str.splitlines, several times faster, where the text has no other break it knows)."""
+    if not any(c in source for c in _OTHER_BREAKS):
+        return source.splitlines(keepends=True)
     return _LINE.findall(source)

@@ -68,6 +68,7 @@ class ClassInfo:
     getattr_forwards: Node | None = None
     decorators: tuple[str, ...] = ()
     header_keywords: bool = False  # `class W(Base, metaclass=M)`: a fix cannot append a base there
+    body_line: int = 0  # first line of its first body statement (its decorators'): where a fix finds the indent
 
 
 @dataclass
@@ -92,6 +93,11 @@ class ModuleSummary:
         if isinstance(self.classes, LazyClasses):
             return self.classes.parsed_matching(pattern, subclasses)
         return list(self.classes.values())
+
+
+def _first_line(stmt: ast.stmt) -> int:
+    decorators = getattr(stmt, "decorator_list", None)
+    return decorators[0].lineno if decorators else stmt.lineno
 
 
 def summarize(tree: ast.Module, source: str, path: str) -> ModuleSummary:
@@ -437,6 +443,7 @@ class _Summarizer:
                                                                   None)),
             decorators=tuple(self.lines.segment(d) or "" for d in node.decorator_list),
             header_keywords=bool(node.keywords),
+            body_line=_first_line(node.body[0]),
         )
         self.mod.classes[qualname] = info
         stmts = class_statements(node.body)  # also under class-body if/else/try/with, not TYPE_CHECKING

@@ -120,7 +120,8 @@ def _labels(cls: ClassEntity, subs: list[tuple[ClassEntity, bool]]) -> list[str]
 
 
 def _fix_refusal(resolver: Resolver, wrapper: ClassEntity, method: InterfaceMethod, member: Member) -> str | None:
-    """Why fix/plan.py will not write this delegation (the same tests it makes), or None."""
+    """Why the delegation planner (fix/members.py) will not write this delegation (the same
+    tests it makes, from the summaries), or None."""
     fn = member.function
     if fn is None:
         if method.kind == "method":

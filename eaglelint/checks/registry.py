@@ -4,9 +4,11 @@ Each family module declares `CODES`, `subjects(context)` (the classes it judges)
 `check(context, cls)` (their findings); a family that finds its subjects in files other
 than the wrappers' also declares `files(context)`, so they can be summarised in parallel;
 one with fixable codes declares `FIX`, the file planner (fix/edits.py `Planner`) that
-writes their fix, which the fix stage asks for here (`fixer_of`) rather than comparing
-codes. The registry runs every family over its subjects; adding a rule family is adding
-its module to `FAMILIES`.
+plans their fix. The registry runs every family over its subjects, then (`plan_fixes`)
+each family's planner once per file over its fixable findings there, so that every
+such finding leaves the check carrying its fix or the reason it has none: the fix
+stage and SARIF only apply what findings carry, and never compare codes. Adding a
+rule family is adding its module to `FAMILIES`.
 
 Why isolation lives here: a linter that runs on strangers' pull requests meets code no
 test foresaw (an inheritance chain thousands deep, a construct the resolver
@@ -18,6 +20,7 @@ one family is not given to the later families that judge the same subjects.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -26,7 +29,7 @@ from types import ModuleType
 from ..analysis.project import FoundBroken, Project, internal_error
 from ..analysis.resolve import ClassEntity, Resolver
 from ..findings import Finding, file_error
-from ..fix.edits import Planner
+from ..fix.edits import EditableFile, NotFixable, Planner
 from ..packs import load_codes
 from . import aux, marker_scan, members, owner
 from .context import Context
@@ -72,9 +75,51 @@ def fixer_of(code: str) -> Planner | None:
     return next((getattr(f, "FIX", None) for f in FAMILIES if code in f.CODES), None)
 
 
-def fixer_rank(fixer: Planner) -> int:
-    """The families' order: a file's rewrites are merged in it, a clashing later one refused."""
-    return next(i for i, f in enumerate(FAMILIES) if getattr(f, "FIX", None) is fixer)
+def family_rank(code: str) -> int:
+    """The order of the family that declares `code`: the fix stage merges a file's rewrites in
+    it, and refuses a later family's rewrite that clashes with an earlier one's."""
+    return next((i for i, f in enumerate(FAMILIES) if code in f.CODES), len(FAMILIES))
+
+
+def plan_fixes(findings: list[Finding], project: Project, style: str) -> list[Finding]:
+    """The findings, in order, each fixable one with its fix or the reason it has none.
+
+    Each family's planner is called once per file with its fixable findings there, on the
+    file as this run read it; a planner that refuses the whole file (NotFixable) gives
+    every one of them that reason."""
+    todo: dict[tuple[int, str], list[int]] = {}
+    for i, f in enumerate(findings):
+        if f.fixable and f.fix is None:
+            todo.setdefault((family_rank(f.code), os.path.abspath(f.path)), []).append(i)
+    out = list(findings)
+    for (rank, path), indexes in todo.items():
+        planner: Planner = FAMILIES[rank].FIX
+        items = [findings[i] for i in indexes]
+        try:
+            planned = planner(EditableFile.as_checked(Path(path), project), items, project, style)
+        except NotFixable as exc:
+            planned = [replace(f, fix_refusal=str(exc)) for f in items]
+        except Exception as exc:  # as for a check: the findings stand, without a fix
+            if project.debug:
+                raise
+            planned = [replace(f, fix_refusal=f"no fix planned: {internal_error(exc)}") for f in items]
+        # a planner returns the findings it was given (in its own order): each to its place
+        slot = {id(f): i for f, i in zip(items, indexes, strict=True)}
+        for f, new in _pairs(items, planned):
+            out[slot[id(f)]] = new
+    return out
+
+
+def _pairs(items: list[Finding], planned: list[Finding]) -> list[tuple[Finding, Finding]]:
+    """Each given finding with the planned one made from it (equal but for fix and fix_refusal)."""
+    left = list(items)
+    pairs = []
+    for new in planned:
+        bare = replace(new, fix=None, fix_refusal=None)
+        i = next(i for i, f in enumerate(left) if f == bare)
+        pairs.append((left.pop(i), new))
+    assert not left, "a fix planner lost a finding"
+    return pairs
 
 
 def class_failure(project: Project, cls: ClassEntity, exc: Exception) -> Finding:

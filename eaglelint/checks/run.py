@@ -21,6 +21,7 @@ from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.project import Project
 from ..analysis.sources import SourceError
 from ..findings import INTERNAL_ERROR, CheckResult, Finding, file_error
+from ..fix.delegation import DEFAULT_STYLE
 from ..packs import Interface, pack_members, sglang_members
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ class CheckOptions:
     interfaces: tuple[Interface, ...]
     # () finds wrappers by what they hold (and `language_model` by name); given, only these attributes
     wrapper_attrs: tuple[str, ...] = ()
+    style: str = DEFAULT_STYLE  # how the fixes the findings carry delegate (fix/delegation.py)
 
 
 def check_files(files: Iterable[Path], options: CheckOptions, project: Project | None = None,
@@ -58,7 +60,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
     from ..analysis.resolve import ClassEntity
     from .context import Context
     from .held import HeldIndex, held_wrapper, tree_raws
-    from .registry import run_checks, subject_files
+    from .registry import plan_fixes, run_checks, subject_files
 
     methods = sglang_members(options.interfaces)
     members = pack_members(options.interfaces)
@@ -94,13 +96,15 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
         return found + run_checks(context)
 
     result.findings.extend(project.retrying(analyse))
-    project.save()  # the classes this run parsed, for the next run
     # a module that only a resolution reached, and that cannot be parsed: the dependent's
     # EGL010 gives this as its reason, and the file itself is reported, given or not
     reported = {os.path.abspath(f.path) for f in result.findings if f.code == INTERNAL_ERROR}
     result.findings += [file_error(p, why) for p, why in project.errors.items()
                         if p not in known_errors and str(p) not in reported]
     result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.method or ""))
+    # carried, and cached with them
+    result.findings = project.retrying(lambda: plan_fixes(result.findings, project, options.style))
+    project.save()  # the classes this run parsed, for the next run
     if cache is not None and run_key:
         scanned = {Path(os.path.abspath(p)) for p in raws}
         deps = [(str(p), k) for p, k in project.digests.items() if p not in scanned]

@@ -1,12 +1,14 @@
 """The edit model every fix shares, and the one place a file is opened and finished for editing.
 
 Why one model: the delegation, owner and marker fixes, `--add-noqa` and SARIF's
-`fixes[]` all speak of the same change: an `Edit` replaces the lines [start, end) of
-the file as it was read (an insertion when start == end) with new lines, written
-without line endings. `EditableFile` is where a file's bytes are read (through the
-project, the one reader), its newline, BOM and encoding are found, the edits are
-applied and the result is checked to parse and encoded back: handled once here, so
-no fix can keep the BOM and lose the `\\r\\n`s. A fix that cannot be written raises
+`fixes[]` all speak of the same change: an `Edit` (findings.py: plain data, carried on
+the finding it fixes) replaces the lines [start, end) of the file as it was read (an
+insertion when start == end) with new lines, written without line endings.
+`EditableFile` is where a file's lines, newline, BOM and encoding are found: as the
+run read it when a check plans its fixes (`EditableFile.as_checked`), as it is now
+when the fix stage applies them; there the edits are applied and the result is
+checked to parse and define each new member, and encoded back: handled once here,
+so no fix can keep the BOM and lose the `\\r\\n`s. A fix that cannot be written raises
 `NotFixable`, whose text is the reason the finding is left without a fix: the one
 way the planning stage says no.
 """
@@ -20,9 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..analysis.cache import SummaryCache
 from ..analysis.class_body import class_node
 from ..analysis.sources import SourceError, parse_source, read_source, split_lines
-from ..findings import Finding
+from ..findings import Edit, Finding
 
 if TYPE_CHECKING:  # the edit model is data; a project is only handed in
     from ..analysis.project import Project
@@ -38,15 +41,6 @@ class FixError(Exception):
     """A file that could not be written; the original is intact."""
 
 
-@dataclass(frozen=True)
-class Edit:
-    """Replace the 0-based lines [start, end) of the file as read with `lines` (no line endings)."""
-
-    start: int
-    end: int
-    lines: tuple[str, ...]
-
-
 @dataclass
 class FileFix:
     path: Path
@@ -59,6 +53,8 @@ class FileFix:
     newline: str = "\n"
     findings: list[Finding] = field(default_factory=list)  # the findings this rewrite fixes
     defines: list[tuple[str, str]] = field(default_factory=list)  # (class, method) the result must define
+    # each finding's share of `edits`: its own, and the import lines written for its needs
+    edits_of: dict[Finding, list[Edit]] = field(default_factory=dict)
 
     def diff(self, label: str) -> str:
         old = self.old.decode(self.encoding).splitlines(keepends=True)
@@ -72,30 +68,45 @@ class FixPlan:
     left: list[tuple[Finding, str]] = field(default_factory=list)
 
 
+CHANGED = "file changed since it was checked (another fix running?); run again"
+
+
 class EditableFile:
     """One file as a fix reads it: refused through a symbolic link, or when it changed since
-    the run read it; its lines with their endings, its newline, and (on demand) its tree."""
+    the run read it; its lines with their endings, its newline, the digest of its bytes
+    (what a planned fix is checked against), and (on demand) its tree."""
 
-    def __init__(self, path: Path, project: Project | None = None):
+    def __init__(self, path: Path, project: Project | None = None, checked: bool = False):
         if path.is_symlink():
             raise NotFixable("is a symbolic link; eaglelint does not rewrite through links")
         try:
-            self.src = project.current_source(path) if project is not None else read_source(path)
+            if checked and project is not None:
+                self.src = project.source(path)
+            else:
+                self.src = project.current_source(path) if project is not None else read_source(path)
         except SourceError as exc:
             raise NotFixable(str(exc)) from None
         if project is not None and project.changed_since_read(path, self.src.raw):
-            raise NotFixable("file changed since it was checked (another fix running?); run again")
+            raise NotFixable(CHANGED)
         self.path = path
+        self.project = project if checked else None
+        self.digest = SummaryCache.key(self.src.raw)
         self.lines = split_lines(self.src.text)
         first = self.lines[0] if self.lines else ""
         self.newline = "\r\n" if first.endswith("\r\n") else "\r" if first.endswith("\r") else "\n"
         self._tree: ast.Module | None = None
 
+    @classmethod
+    def as_checked(cls, path: Path, project: Project) -> EditableFile:
+        """The file as this run read and checked it: what a check plans its findings' fixes on.
+        Its tree is the project's, shared with the checks (never changed): not parsed again."""
+        return cls(path, project, checked=True)
+
     @property
     def tree(self) -> ast.Module:
         if self._tree is None:
             try:
-                self._tree = parse_source(self.src)
+                self._tree = self.project.tree(self.path) if self.project is not None else parse_source(self.src)
             except RecursionError:
                 raise NotFixable("nested too deeply to edit safely; nothing written") from None
             except SourceError as exc:
@@ -140,8 +151,10 @@ class EditableFile:
                 raise NotFixable(f"its edit of line {new.start + 1} meets the fix of {members}; "
                                  "run eaglelint fix again")
             edits.append(new)
-        return self.finish(edits, first.added + second.added, first.imports + second.imports,
-                           first.defines + second.defines, first.findings + second.findings)
+        merged = self.finish(edits, first.added + second.added, first.imports + second.imports,
+                             first.defines + second.defines, first.findings + second.findings)
+        merged.edits_of = {**first.edits_of, **second.edits_of}
+        return merged
 
     def encode(self, text: str) -> bytes:
         """A BOM the decoder dropped (any encoding but `utf-8-sig`, which writes its own) is put back."""
@@ -149,10 +162,10 @@ class EditableFile:
         return (BOM if keep else b"") + text.encode(self.src.encoding)
 
 
-Left = list[tuple[Finding, str]]
-# A rule family's fix: one file and its findings -> the rewrite (None: nothing to write);
-# a finding it cannot fix goes to `left` with the reason, NotFixable refuses the file.
-Planner = Callable[[EditableFile, list[Finding], "Project", str, Left], "FileFix | None"]
+# A rule family's fix planner: one file as checked and the family's fixable findings in it ->
+# those findings, each with its `fix` or its `fix_refusal` (the reason); NotFixable refuses
+# every finding of the file. Called once per file by the check (checks/run.py), never by `fix`.
+Planner = Callable[[EditableFile, list[Finding], "Project", str], list[Finding]]
 
 
 def _clash(a: Edit, b: Edit) -> bool:
@@ -187,14 +200,21 @@ def apply_edits(lines: list[str], edits: list[Edit], newline: str) -> str:
 
 
 def indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:
+    first = node.body[0]
+    body_line = first.decorator_list[0].lineno if getattr(first, "decorator_list", None) else first.lineno
+    return indentation_at(lines, node.lineno, body_line)
+
+
+def indentation_at(lines: list[str], class_line: int, body_line: int) -> tuple[str, str]:
+    """The class body's indentation and one step of it, from the 1-based lines of the class
+    header and of its first body statement (ClassInfo.line, ClassInfo.body_line)."""
+
     def lead(i: int) -> str:
         line = lines[i - 1]
         # a form feed in the indentation resets the column, as the tokenizer counts it
         return line[: len(line) - len(line.lstrip(" \t\f"))].rsplit("\f", 1)[-1]
 
-    cls_indent = lead(node.lineno)
-    first = node.body[0]
-    body_line = first.decorator_list[0].lineno if getattr(first, "decorator_list", None) else first.lineno
+    cls_indent = lead(class_line)
     indent = lead(body_line)
     step = indent[len(cls_indent):] if indent.startswith(cls_indent) else ""
     return indent, step or ("\t" if "\t" in indent else "    ")

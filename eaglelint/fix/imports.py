@@ -10,6 +10,13 @@ party, relative), `import x` lines before `from x import` lines, each sorted by
 module; a section the file lacks is opened with a blank line around it. So a fixed
 file passes the fork's isort hook without a second round. Nothing already bound is
 imported again.
+
+Two halves, at two times: `ImportPlan` says which imports a fix's code needs
+(`ImportNeed`, carried on the finding) when the check plans the fix, from summaries
+alone; `ImportWriter` turns the needs of the findings being fixed together into line
+edits when the fix is applied, reading the file's own import statements. So the
+imports of findings fixed together share their lines, and a finding fixed alone
+imports only what it needs.
 """
 
 from __future__ import annotations
@@ -22,20 +29,19 @@ from pathlib import Path
 from ..analysis.project import Project
 from ..analysis.refs import Ref
 from ..analysis.summary import ModuleSummary
+from ..findings import Edit, ImportNeed
 from .delegation import MAX_LINE
-from .edits import Edit
 
 
 class ImportPlan:
-    def __init__(self, tree: ast.Module, lines: list[str], newline: str, wrapper: ModuleSummary | None,
-                 project: Project, path: Path):
-        self.tree, self.lines, self.newline = tree, lines, newline
+    """The imports a file's fixes need, found from the summaries (no syntax tree)."""
+
+    def __init__(self, wrapper: ModuleSummary | None, project: Project, path: Path):
         self.bound = set(wrapper.names) if wrapper else set()
         self.wrapper = wrapper
         self.project, self.path = project, path
-        self.from_imports: dict[str, list[tuple[str, str | None]]] = {}
-        self.plain: list[tuple[str, str | None]] = []
-        self.added: list[str] = []
+        self.needs: dict[str, ImportNeed] = {}  # bound name -> its import, in the order first needed
+        self._root_list: list[Path] | None = None
 
     # -- what a name needs -------------------------------------------------
     def _spec(self, name: str, provider_path: Path) -> tuple[str, str, str | None] | None:
@@ -60,18 +66,34 @@ class ImportPlan:
     def can_provide(self, name: str, provider_path: Path) -> bool:
         return name in self.bound or self._spec(name, provider_path) is not None
 
-    def require(self, names: set[str], provider_path: Path) -> None:
-        for name in sorted(names - self.bound):
+    def require(self, names: set[str], provider_path: Path) -> list[ImportNeed]:
+        """The imports that bind `names` as the provider's module binds them (a name the file
+        binds itself needs none); the ones an earlier fix of the file needs too are returned
+        again: each fix carries every import it needs."""
+        out = []
+        for name in sorted(names):
+            if name in self.needs:
+                out.append(self.needs[name])
+                continue
+            if name in self.bound:
+                continue
             spec = self._spec(name, provider_path)
             if spec is None:
                 continue
             kind, module, attr = spec
             if kind == "import":
                 top = module.split(".")[0]
-                self.plain.append((module, None if top == name else name))
+                need = ImportNeed(module, None, None if top == name else name)
             else:
-                self.from_imports.setdefault(module, []).append((attr, None if attr == name else name))
-            self.bound.add(name)
+                need = ImportNeed(module, attr, None if attr == name else name)
+            out.append(self.add(need))
+        return out
+
+    def add(self, need: ImportNeed) -> ImportNeed:
+        """Need `need` (a fix that chose the import itself: merged into a line it found)."""
+        self.needs[need.bound] = need
+        self.bound.add(need.bound)
+        return need
 
     def _module_name(self, location: Path) -> str | None:
         """Dotted name for a file, from the root that the wrapper's own absolute imports use."""
@@ -96,7 +118,12 @@ class ImportPlan:
         return "." * (ups + 1) + ".".join(rest)
 
     def _roots(self) -> list[Path]:
-        roots = []
+        if self._root_list is None:
+            self._root_list = self._find_roots()
+        return self._root_list
+
+    def _find_roots(self) -> list[Path]:
+        roots: list[Path] = []
         for refs in (self.wrapper.names.values() if self.wrapper else []):
             for ref in refs:
                 if ref.kind != "import" or ref.name.startswith("."):
@@ -110,29 +137,49 @@ class ImportPlan:
                     roots.append(root)
         return roots
 
-    # -- edits -------------------------------------------------------------
-    def edits(self) -> list[Edit]:
-        """The import lines to merge into or add to the file."""
-        out: list[Edit] = []
-        new_lines: list[tuple[str, str]] = []  # (module, line)
+
+
+class ImportWriter:
+    """The line edits that give a file the imports some fixes need, read from its own import
+    statements (the file as it is now: the fix stage's tree)."""
+
+    def __init__(self, tree: ast.Module, lines: list[str], newline: str, project: Project, path: Path):
+        self.tree, self.lines, self.newline = tree, lines, newline
+        self.project, self.path = project, path
+        self.added: list[str] = []
+
+    def edits(self, needs: list[ImportNeed]) -> list[tuple[Edit, set[ImportNeed]]]:
+        """The import lines to merge into or add to the file, each with the needs it serves."""
+        from_imports: dict[str, list[ImportNeed]] = {}
+        plain: list[ImportNeed] = []
+        for need in dict.fromkeys(needs):
+            if need.name is None:
+                plain.append(need)
+            else:
+                from_imports.setdefault(need.module, []).append(need)
+        out: list[tuple[Edit, set[ImportNeed]]] = []
+        new_lines: list[tuple[str, str, set[ImportNeed]]] = []  # (module, line, needs)
         top = [n for n in self.tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-        for module, names in self.from_imports.items():
+        for module, items in from_imports.items():
+            names = [(n.name or "", n.asname) for n in items]
             level = len(module) - len(module.lstrip("."))
             existing = next((n for n in top if isinstance(n, ast.ImportFrom) and n.level == level
                              and (n.module or "") == module.lstrip(".")
                              and not any(a.name == "*" for a in n.names)), None)
             if existing is not None:
-                out.append(self._merge(existing, names))
+                out.append((self._merge(existing, names), set(items)))
             else:
-                new_lines.append((module, self._render_from(module, sorted(names), multiline=False)))
+                new_lines.append((module, self._render_from(module, sorted(names), multiline=False), set(items)))
             self.added += [f"from {module} import {_alias(a, b)}" for a, b in names]
-        for module, asname in self.plain:
-            text = f"import {module}" + (f" as {asname}" if asname else "")
-            new_lines.append((module, text))
+        for need in plain:
+            text = f"import {need.module}" + (f" as {need.asname}" if need.asname else "")
+            new_lines.append((need.module, text, {need}))
             self.added.append(text)
         if new_lines and not top:
             at = self._insert_index(top)
-            out.append(Edit(at, at, tuple(line for _, line in sorted(new_lines, key=self._order))))
+            ordered = sorted(new_lines, key=lambda item: self._order(item[:2]))
+            out.append((Edit(at, at, tuple(line for _, line, _ in ordered)),
+                        {n for _, _, served in new_lines for n in served}))
         elif new_lines:
             out += self._placed(top, new_lines)
         return out
@@ -159,10 +206,13 @@ class ImportPlan:
         # first party, as isort finds it: a module of the tree being fixed, not an installed one
         return 3 if self.project.resolve_module(top, self.path) is not None else 2
 
-    def _placed(self, top: list[ast.stmt], new_lines: list[tuple[str, str]]) -> list[Edit]:
+    def _placed(self, top: list[ast.stmt],
+                new_lines: list[tuple[str, str, set[ImportNeed]]]) -> list[tuple[Edit, set[ImportNeed]]]:
         """Each new line at its isort position among the existing top-level imports."""
         groups: dict[int, list[tuple[tuple, str, str]]] = {}  # index -> (order, line, where)
-        for item in sorted(new_lines, key=self._order):
+        serves: dict[int, set[ImportNeed]] = {}
+        for module, line, needs in sorted(new_lines, key=lambda item: self._order(item[:2])):
+            item = (module, line)
             order = self._order(item)
             same = [n for n in top if self._node_order(n)[0] == order[0]]
             if same:
@@ -172,6 +222,7 @@ class ImportPlan:
                 later = [n for n in top if self._node_order(n)[0] > order[0]]
                 at, where = (later[0].lineno - 1, "before") if later else (max(n.end_lineno for n in top), "after")
             groups.setdefault(at, []).append((order, item[1], where))
+            serves.setdefault(at, set()).update(needs)
         out = []
         for at, items in groups.items():
             lines: list[str] = [""] if items[0][2] == "after" else []
@@ -181,7 +232,7 @@ class ImportPlan:
                 lines.append(line)
             if items[-1][2] == "before":
                 lines.append("")
-            out.append(Edit(at, at, tuple(lines)))
+            out.append((Edit(at, at, tuple(lines)), serves[at]))
         return out
 
     def _insert_index(self, top: list[ast.stmt]) -> int:

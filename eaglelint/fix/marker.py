@@ -21,6 +21,7 @@ import ast
 import builtins
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,10 +29,10 @@ from ..analysis.class_body import class_node
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.summary import free_names_of_text
-from ..findings import Finding
+from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_interfaces
 from .delegation import MAX_LINE, Delegation, render
-from .edits import Edit, EditableFile, FileFix, NotFixable, indentation, insert_index
+from .edits import Edit, EditableFile, NotFixable, indentation, insert_index
 from .imports import ImportPlan
 
 if TYPE_CHECKING:  # the scan's plan is handed in by the check that made the finding
@@ -53,13 +54,13 @@ def _marker_module(project: Project, f: Finding, marker: str) -> Path:
 
 
 def plan_marker_file(file: EditableFile, findings: list[Finding], project: Project, resolver: Resolver,
-                     plan_of: Callable[[ClassEntity, str], Plan | None]) -> FileFix:
-    """The marker base, its import and the forwarding methods, for every finding of the file or none.
+                     plan_of: Callable[[ClassEntity, str], Plan | None]) -> list[Finding]:
+    """Each finding with its fix: the marker base, its import and the forwarding methods; any
+    finding of the file that cannot be fixed refuses them all (NotFixable).
     `plan_of(class, marker)` is the marker scan's plan for the class (checks/marker_scan.py)."""
-    path, tree, lines, newline = file.path, file.tree, file.lines, file.newline
-    imports = ImportPlan(tree, lines, newline, project.summary(path), project, path)
-    edits: list[Edit] = []
-    added = []
+    path, tree, lines = file.path, file.tree, file.lines
+    imports = ImportPlan(project.summary(path), project, path)
+    out: list[Finding] = []
     for f in findings:
         marker = load_interfaces()[f.interface or ""].marker
         node = class_node(tree, f.class_name)
@@ -68,16 +69,17 @@ def plan_marker_file(file: EditableFile, findings: list[Finding], project: Proje
         plan = plan_of(ClassEntity(os.path.abspath(path), f.class_name), marker)
         if plan is None:
             raise NotFixable("its language model cannot be found again; run eaglelint check")
-        edits.append(_base_edit(lines, node, marker))
-        added.append((f.class_name, marker))
+        edits = [_base_edit(lines, node, marker)]
         if plan.delegate:
             indent, step = indentation(lines, node)
             methods = [line for name in plan.delegate for line in ["", *_forward(resolver, plan, name, project,
                                                                                   path, indent, step)]]
             at = insert_index(lines, node, indent)
             edits.append(Edit(at, at, tuple(methods)))
-        _import_marker(imports, tree, project, path, marker, _marker_module(project, f, marker))
-    return file.finish(edits + imports.edits(), added, imports.added, findings=findings)
+        needs = _import_marker(imports, tree, project, path, marker, _marker_module(project, f, marker))
+        out.append(replace(f, fix=Fix(tuple(edits), (f.class_name, marker), file.digest, tuple(needs),
+                                      rank=len(out))))
+    return out
 
 
 def _forward(resolver: Resolver, plan: Plan, name: str, project: Project, path: Path, indent: str,
@@ -104,20 +106,22 @@ def _forward(resolver: Resolver, plan: Plan, name: str, project: Project, path: 
 
 
 def _import_marker(imports: ImportPlan, tree: ast.Module, project: Project, path: Path, marker: str,
-                   location: Path) -> None:
+                   location: Path) -> list[ImportNeed]:
+    """The import of the marker the fix needs: none where the file binds it itself."""
+    if marker in imports.needs:
+        return [imports.needs[marker]]
     if marker in imports.bound or os.path.abspath(location) == os.path.abspath(path):
-        return
+        return []
     for node in tree.body:  # an import of that module is there already: merge into it
         if isinstance(node, ast.ImportFrom) and not any(a.name == "*" for a in node.names):
             spelled = "." * node.level + (node.module or "")
             found = project.resolve_module(spelled, path)
             if found is not None and os.path.abspath(found) == os.path.abspath(location):
-                imports.from_imports.setdefault(spelled, []).append((marker, None))
-                imports.bound.add(marker)
-                return
-    imports.require({marker}, location)
+                return [imports.add(ImportNeed(spelled, marker))]
+    needs = imports.require({marker}, location)
     if marker not in imports.bound:
         raise NotFixable(f"cannot write an import of {marker} here; add it by hand")
+    return needs
 
 
 def _base_edit(lines: list[str], node: ast.ClassDef, marker: str) -> Edit:

@@ -3,8 +3,8 @@ imports its copied signature needs, for one file.
 
 Why apart from the renderer (delegation.py): the renderer writes one method from a
 signature and is loaded by every run (config reads its styles); this reads the file,
-places the methods and plans the imports, and is loaded only when a fix is planned.
-The members check names it as its fix (checks/members.py `FIX`).
+places the methods and says which imports each needs, once per file when the file is
+checked. The members check names it as its fix (checks/members.py `FIX`).
 """
 
 from __future__ import annotations
@@ -12,16 +12,18 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+import re
+from dataclasses import replace
 from pathlib import Path
 
 from ..analysis.class_body import bound_in_class, class_node
 from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.project import Project
 from ..analysis.summary import FunctionInfo, Param, free_names
-from ..findings import Finding
+from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_interfaces
 from .delegation import Delegation, render
-from .edits import Edit, EditableFile, FileFix, Left, NotFixable, indentation, insert_index
+from .edits import Edit, EditableFile, NotFixable, after_body, indentation, indentation_at, insert_index
 from .imports import ImportPlan
 
 
@@ -33,52 +35,79 @@ def _method_order() -> dict[str, int]:
     return order
 
 
-def plan_delegation_file(file: EditableFile, findings: list[Finding], project: Project, style: str,
-                         left: Left) -> FileFix | None:
-    """A delegating method per finding, at the end of its class, with the imports its signature needs."""
-    tree, lines, newline = file.tree, file.lines, file.newline
-    imports = ImportPlan(tree, lines, newline, project.summary(file.path), project, file.path)
-    edits: list[Edit] = []
-    added: list[tuple[str, str]] = []
-    fixed: list[Finding] = []
+def plan_delegation_file(file: EditableFile, findings: list[Finding], project: Project,
+                         style: str) -> list[Finding]:
+    """Each finding with its fix: a delegating method at the end of its class, and the imports
+    its signature needs; or with the reason there is none."""
+    imports = ImportPlan(project.summary(file.path), project, file.path)
     order = _method_order()
+    out: list[Finding] = []
     by_class: dict[str, list[Finding]] = {}
     for f in findings:
         if f.method:
             by_class.setdefault(f.class_name, []).append(f)
         else:
-            left.append((f, f"{f.message} (no automatic fix for {f.code})"))
+            out.append(replace(f, fix_refusal=f"{f.message} (no automatic fix for {f.code})"))
     for qualname, items in by_class.items():
-        node = class_node(tree, qualname)
-        if node is None or node.body[0].lineno == node.lineno:
-            left += [(f, "class body cannot be located for editing") for f in items]
+        place = _place(file, project, qualname, [f.method or "" for f in items])
+        if place is None:
+            out += [replace(f, fix_refusal="class body cannot be located for editing") for f in items]
             continue
-        indent, step = indentation(lines, node)
-        methods: list[str] = []
-        seen = bound_in_class(node)
+        indent, step, at, seen, class_line = place
         for f in sorted(items, key=lambda f: order.get(f.method or "", 99)):
             method = f.method or ""
             if method in seen:
-                left.append((f, f"{qualname} already binds {method} (line {seen[method]}); not overridden"))
+                out.append(replace(f, fix_refusal=f"{qualname} already binds {method} (line {seen[method]}); "
+                                                  "not overridden"))
                 continue
             try:
-                text = _render_one(f, project, imports, style, indent, step, qualname)
+                text, needs = _render_one(f, project, imports, style, indent, step, qualname)
             except NotFixable as exc:
-                left.append((f, str(exc)))
+                out.append(replace(f, fix_refusal=str(exc)))
                 continue
-            seen[method] = node.lineno
-            methods += ["", *text]
-            added.append((qualname, method))
-            fixed.append(f)
-        if methods:
-            edits.append(Edit(insert_index(lines, node, indent), insert_index(lines, node, indent), tuple(methods)))
-    if not added:
+            seen[method] = class_line
+            fix = Fix((Edit(at, at, ("", *text)),), (qualname, method), file.digest, tuple(needs),
+                      defines=((qualname, method),), rank=len(out))
+            out.append(replace(f, fix=fix))
+    return out
+
+
+def _place(file: EditableFile, project: Project, qualname: str,
+           methods: list[str]) -> tuple[str, str, int, dict[str, int], int] | None:
+    """Where the class's new methods go: (indent, step, 0-based insertion index, the names
+    among `methods` the class already binds -> line, the class's line); None if the class
+    body cannot be located."""
+    quick = place_from_summary(file, project, qualname, methods)
+    if quick is not None:
+        return quick
+    node = class_node(file.tree, qualname)
+    if node is None or node.body[0].lineno == node.lineno:
         return None
-    return file.finish(edits + imports.edits(), added, imports.added, defines=added, findings=fixed)
+    indent, step = indentation(file.lines, node)
+    return indent, step, insert_index(file.lines, node, indent), bound_in_class(node), node.lineno
+
+
+def place_from_summary(file: EditableFile, project: Project, qualname: str,
+                       methods: list[str]) -> tuple[str, str, int, dict[str, int], int] | None:
+    """`_place` from the summary and the lines, where that is sure to give the syntax tree's
+    answer: one class of that name in the file, and none of `methods` written anywhere in
+    its text, so none bound there; else None (the tree answers). Why: parsing each fixed
+    file again would cost more than a check may spend on its fixes."""
+    summary = project.summary(file.path)
+    info = summary.classes.get(qualname) if summary else None
+    if info is None or info.body_line <= info.line:
+        return None
+    text = "".join(file.lines[info.line - 1: info.end_line])
+    name = re.escape(qualname.rsplit(".", 1)[-1])
+    if len(re.findall(rf"^[ \t\f]*class[ \t]+{name}\b", file.src.text, re.MULTILINE)) != 1 or \
+            any(m in text and re.search(rf"\b{re.escape(m)}\b", text) for m in methods):
+        return None
+    indent, step = indentation_at(file.lines, info.line, info.body_line)
+    return indent, step, after_body(file.lines, info.end_line, indent), {}, info.line
 
 
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,
-                qualname: str) -> list[str]:
+                qualname: str) -> tuple[list[str], list[ImportNeed]]:
     provider_path = Path(os.path.abspath(f.wrapped_path))
     provider = project.summary(provider_path)
     method = provider.classes[f.provider_class].methods.get(f.method) if provider else None
@@ -100,14 +129,15 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
     delegation = Delegation(qualname.split(".")[-1], f.wrapper_attribute or DEFAULT_HELD_ATTR, method,
                             returns_value, style, frozenset(drop), drop_return, f.every_candidate)
     lines = render(delegation, indent, step)
+    needs = []
     for p in method.params:
         if p.default:
-            imports.require(_names(p.default, value=True), provider_path)
+            needs += imports.require(_names(p.default, value=True), provider_path)
         if p.annotation and p.name not in drop:
-            imports.require(_names(p.annotation), provider_path)
+            needs += imports.require(_names(p.annotation), provider_path)
     if method.return_annotation and not drop_return:
-        imports.require(_names(method.return_annotation), provider_path)
-    return lines
+        needs += imports.require(_names(method.return_annotation), provider_path)
+    return lines, needs
 
 
 def _is_data_member(name: str | None) -> bool:

@@ -32,8 +32,8 @@ from ..analysis.owners import (
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
-from ..findings import Finding
-from .edits import Edit, EditableFile, FileFix, NotFixable, after_body
+from ..findings import Finding, Fix, ImportNeed
+from .edits import Edit, EditableFile, NotFixable, after_body
 from .imports import ImportPlan
 
 FLAG = "capture_aux_hidden_states"
@@ -45,8 +45,9 @@ class ClassPlan:
     qualname: str
     siblings: dict[str, Sibling] = field(default_factory=dict)
     methods: list[tuple[str, list[str]]] = field(default_factory=list)  # member, lines (no line endings)
-    edits: list[Edit] = field(default_factory=list)
-    names: dict[str, Path] = field(default_factory=dict)  # global names the copies read -> module to import from
+    edits: list[Edit] = field(default_factory=list)  # what the capture hook needs of __init__ and forward
+    # member -> the global names its copy reads -> the module to import each from
+    names: dict[str, dict[str, Path]] = field(default_factory=dict)
     end: int = 0  # 0-based line index after the class body: where the methods go
 
 
@@ -71,16 +72,15 @@ def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
     indent = lead(lines[min(m.line for m in info.methods.values()) - 1])
     plan = ClassPlan(info.name, end=after_body(lines, info.end_line, indent))
     if imports is None:
-        empty = ast.Module(body=[], type_ignores=[])
-        imports = ImportPlan(empty, lines, "\n", resolver.module(owner.cls.path), resolver.project,
-                             Path(owner.cls.path))
+        imports = ImportPlan(resolver.module(owner.cls.path), resolver.project, Path(owner.cls.path))
     for member in missing:
         sibling = analysis.sibling(owner, decoder, member)
         if sibling is None:
             raise NotFixable(f"no class in the scanned tree holds {decoder.qualname} (or a base of it) as "
                              f"self.{owner.attr} and defines {member} to copy from")
         plan.siblings[member] = sibling
-        plan.methods.append((member, _copy(analysis, owner, sibling, member, indent, imports, plan.names)))
+        names = plan.names.setdefault(member, {})
+        plan.methods.append((member, _copy(analysis, owner, sibling, member, indent, imports, names)))
     if CAPTURE_HOOK in missing:
         plan.edits += _aux_path(analysis, owner, lines)
     return plan
@@ -232,19 +232,20 @@ def _pass(call: ast.Call, lines: list[str]) -> Edit:
     return Edit(row, row + 1, (f"{raw[:col]}, {text}{raw[col:]}",))
 
 
-def plan_owner_file(file: EditableFile, findings: list[Finding], project: Project, style: str,
-                    left: list[tuple[Finding, str]]) -> FileFix:
-    """The members every owner class of the file lacks, and the forward changes they need; all or none."""
+def plan_owner_file(file: EditableFile, findings: list[Finding], project: Project,
+                    style: str) -> list[Finding]:
+    """Each finding with its fix: the member its owner class lacks, copied from the sibling, and
+    (for the capture hook) the forward changes it needs. Any class of the file that cannot be
+    fixed refuses them all (NotFixable), as the check that called them fixable promised."""
     analysis = OwnerAnalysis(Resolver(project))
     path, lines = file.path, file.lines
     if lines != analysis.lines(str(path)):
         raise NotFixable("file changed while eaglelint was fixing it; run again")
-    imports = ImportPlan(file.tree, lines, file.newline, project.summary(path), project, path)
-    edits: list[Edit] = []
-    added = []
+    imports = ImportPlan(project.summary(path), project, path)
     classes: dict[str, list[Finding]] = {}
     for f in findings:
         classes.setdefault(f.class_name, []).append(f)
+    out: list[Finding] = []
     for qualname, items in classes.items():
         owner = analysis.owner(ClassEntity(str(path), qualname))
         if owner is None:
@@ -252,10 +253,15 @@ def plan_owner_file(file: EditableFile, findings: list[Finding], project: Projec
         owner = replace(owner, cls=ClassEntity(str(path), qualname))  # a subclass choosing its decoder gets them
         asked = {f.method for f in items}
         cls_plan = plan_class(analysis, owner, tuple(m for m in OWNER_MEMBERS if m in asked), imports)
-        for name, provider in cls_plan.names.items():
-            imports.require({name}, provider)
-        edits += cls_plan.edits
-        body = tuple(x for _, method in cls_plan.methods for x in ["", *method])
-        edits.append(Edit(cls_plan.end, cls_plan.end, body))
-        added += [(qualname, member) for member, _ in cls_plan.methods]
-    return file.finish(edits + imports.edits(), added, imports.added, defines=added, findings=findings)
+        by_member = {f.method: f for f in items}
+        for member, method in cls_plan.methods:
+            needs: list[ImportNeed] = []
+            for name, provider in cls_plan.names.get(member, {}).items():
+                needs += imports.require({name}, provider)
+            own = tuple(cls_plan.edits) if member == CAPTURE_HOOK else ()
+            edits = (*own, Edit(cls_plan.end, cls_plan.end, ("", *method)))
+            fix = Fix(edits, (qualname, member), file.digest, tuple(needs), defines=((qualname, member),),
+                      rank=len(out))
+            out.append(replace(by_member.pop(member), fix=fix))
+        out += by_member.values()  # none: plan_class plans every member asked for, or refuses
+    return out

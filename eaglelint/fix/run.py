@@ -33,13 +33,15 @@ PRE_COMMIT_HOOK = "eaglelint-fix"
 
 
 def plan(result: LintResult, project: Project, roots) -> FixPlan:
-    """One plan, each file fixed in the style its own configuration asks for, none outside `roots`."""
+    """One plan of the fixes the findings carry (each planned in the style its file's own
+    configuration asks for), none outside `roots`; the files of one style together, as
+    configurations group them."""
     from .plan import plan_fixes
 
     out = FixPlan()
     for style in sorted(set(result.style_of.values())):
         findings = [f for f in result.findings if result.style_of.get(f.path) == style]
-        part = plan_fixes(findings, project, style, roots)
+        part = plan_fixes(findings, project, roots)
         out.files += part.files
         out.left += part.left
     return out

@@ -6,11 +6,16 @@ the file, and `partialFingerprints` to recognise an alert as the same one across
 runs. The fingerprint hashes what identifies a finding (file, class, rule, method),
 not its line, so an alert survives edits elsewhere in the file.
 
-`fixes[]` (SARIF 2.1.0 section 3.55) says what `eaglelint fix --write` would change:
-each line edit of a file's rewrite (fix/edits.py) as a replacement of a region of
-whole lines. One rewrite covers every fixed finding of its file (their methods share
-an insertion point, their imports one line), so it is attached once, to the first
-of them; applying every result's fix gives exactly the bytes `fix --write` writes.
+`fixes[]` (SARIF 2.1.0 section 3.55) says what `eaglelint fix --write` would change
+for each result: the line edits its finding carries (fix/edits.py), and the import
+lines the fix stage writes for the imports it needs, each as a replacement of a region
+of whole lines. Findings fixed together share their import lines (one
+`from typing import ...` for all), so such a line is in each of their fixes:
+applying every result's fix, an edit shared by several once, gives exactly the bytes
+`fix --write` writes. The fixes of one class's findings insert their members at one
+place (the end of the class body); the results of a class are listed in the order
+those members are written (the fix's rank), so that a tool applying insertions at one
+place in result order writes them as `fix --write` does.
 """
 
 from __future__ import annotations
@@ -119,22 +124,30 @@ def replacement(lines: list[str], start: int, end: int, new: tuple[str, ...], ne
     return {"deletedRegion": region, "insertedContent": {"text": text}}
 
 
-def sarif_fix(fix: FileFix, root: Path) -> dict:
+def sarif_fix(fix: FileFix, finding: Finding, root: Path) -> dict:
+    """The finding's share of its file's rewrite: its own edits and its import lines."""
     lines = _text_lines(fix)
-    members = ", ".join(f"{cls}.{member}" for cls, member in fix.added)
+    added = finding.fix.added if finding.fix is not None else ("", "")
+    edits = fix.edits_of.get(finding, [])
     return {
-        "description": {"text": f"eaglelint fix --write: add {members}"},
+        "description": {"text": f"eaglelint fix --write: add {added[0]}.{added[1]}"},
         "artifactChanges": [{
             "artifactLocation": artifact(str(fix.path), root),
             "replacements": [replacement(lines, e.start, e.end, e.lines, fix.newline)
-                             for e in sorted(fix.edits, key=lambda e: (e.start, e.end))],
+                             for e in sorted(edits, key=lambda e: (e.start, e.end))],
         }],
     }
 
 
 def fixes_of(fix_plan: FixPlan | None, root: Path) -> dict[Finding, dict]:
-    """Each file rewrite of the plan, keyed by the first finding it fixes."""
-    return {fix.findings[0]: sarif_fix(fix, root) for fix in (fix_plan.files if fix_plan else []) if fix.findings}
+    """Each finding the plan fixes, with its fix: the bytes `fix --write` writes, validated there."""
+    return {f: sarif_fix(fix, f, root) for fix in (fix_plan.files if fix_plan else []) for f in fix.findings}
+
+
+def _fix_order(f: Finding) -> tuple:
+    """A sort key that keeps the findings' order (a stable sort), but for those of one class
+    that carry fixes: first, in their fixes' order."""
+    return f.path, f.line, f.column, f.fix is None, f.fix.rank if f.fix is not None else 0
 
 
 def result(f: Finding, root: Path, rule_index: dict[str, int], fix: dict | None = None) -> dict:
@@ -184,7 +197,7 @@ def sarif_log(findings: list[Finding], root: Path | None = None, fix_plan: FixPl
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri().rstrip("/") + "/"}},
             "columnKind": "unicodeCodePoints",
-            "results": [result(f, root, rule_index, fixes.get(f)) for f in findings],
+            "results": [result(f, root, rule_index, fixes.get(f)) for f in sorted(findings, key=_fix_order)],
         }],
     }
 

@@ -227,3 +227,67 @@ def test_the_summary_cache_entry_of_a_lazy_module_is_written_once_the_run_is_don
     assert not cache.has(key)  # a put per parsed class would encode the module again each time
     project.save()
     assert cache.has(key)
+
+
+WRAPPER = '''
+from torch import nn
+
+from sglang.srt.models.lm import LMForCausalLM
+
+
+class Wrapper(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.language_model = LMForCausalLM(config)
+
+
+EntryClass = [Wrapper]
+'''
+
+LM_HEAD = '''
+from torch import nn
+
+
+class Unrelated(nn.Module):
+    pass
+
+
+'''
+LM_BODY = '''class LMForCausalLM(nn.Module):
+    def __init__(self, config):
+        self.lm_head = nn.Linear(1, 1)
+        self.logits_processor = None
+        {line}
+
+    def set_eagle3_layers_to_capture(self, layer_ids):
+        self.model.layers_to_capture = layer_ids
+
+    def get_embed_and_head(self):
+        return self.model.embed_tokens.weight, self.lm_head.weight
+'''
+
+
+@pytest.mark.parametrize("line", ["x = (1,", "x = self" + ".a" * 30000],
+                         ids=["syntax error", "nested too deeply to parse"])
+def test_a_class_found_broken_when_asked_for_gives_what_a_whole_parse_gives(tmp_path, monkeypatch, line):
+    """The wrapped class's file parses without it, and not with it: the findings are those of a
+    run that read every file whole (EGL010 naming the reason, EGL999 for the file)."""
+    from eaglelint.analysis import summary as summary_module
+    from eaglelint.checks.run import CheckOptions, check_files
+    from eaglelint.packs import select_interfaces
+
+    models = tmp_path / "sglang" / "srt" / "models"
+    models.mkdir(parents=True)
+    (tmp_path / "sglang" / "__init__.py").write_text("")
+    (models / "wrapper.py").write_text(WRAPPER)
+    (models / "lm.py").write_text(LM_HEAD + LM_BODY.format(line=line))
+    options = CheckOptions(tuple(select_interfaces(None)))
+
+    def findings():
+        found = check_files(sorted(models.glob("*.py")), options, Project()).findings
+        return sorted((Path(f.path).name, f.code, f.message) for f in found)
+
+    lazy = findings()
+    assert ("lm.py", "EGL999") in {(name, code) for name, code, _ in lazy}
+    monkeypatch.setattr(summary_module, "summarize_lazily", lambda text, path: None)
+    assert lazy == findings()

@@ -344,17 +344,29 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
         self.pending = {}
         try:
             tree = ast.parse(text, filename=self._mod.path)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-            self.error = f"syntax error: line {exc.lineno}: {exc.msg}" if isinstance(exc, SyntaxError) \
-                else "code is nested too deeply to parse"
-            self.done = {name: info for name, info in self.done.items() if info is not None}
-            if self._on_error is not None:
-                self._on_error(self.error)
+        except SyntaxError as exc:  # the reasons sources.parse_source gives
+            self._fail(f"syntax error: {f'line {exc.lineno}: ' if exc.lineno else ''}{exc.msg}")
+            return
+        except (RecursionError, MemoryError):
+            self._fail("code is nested too deeply to parse")
+            return
+        except ValueError as exc:
+            self._fail(f"cannot parse: {exc}")
             return
         whole = summarize(tree, text, self._mod.path)
         for name in ("names", "functions", "entry_classes", "star_imports", "all_names", "late_members"):
             setattr(self._mod, name, getattr(whole, name))
         self.done = dict(whole.classes)
+
+
+    def _fail(self, why: str) -> None:
+        """The file cannot be read after all: no class is left pending, and whoever bound
+        this mapping hears why (the project then treats the file as unparsable)."""
+        self.pending = {}
+        self.error = why
+        self.done = {name: info for name, info in self.done.items() if info is not None}
+        if self._on_error is not None:
+            self._on_error(why)
 
 
 class _Body:

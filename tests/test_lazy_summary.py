@@ -291,3 +291,23 @@ def test_a_class_found_broken_when_asked_for_gives_what_a_whole_parse_gives(tmp_
     assert ("lm.py", "EGL999") in {(name, code) for name, code, _ in lazy}
     monkeypatch.setattr(summary_module, "summarize_lazily", lambda text, path: None)
     assert lazy == findings()
+
+
+def test_a_worker_sends_a_partly_parsed_summary_without_its_text():
+    """What `--jobs` workers return: the classes asked for parsed, the rest pending; the
+    parent binds its own copy of the text and parses the rest as if it had read the file."""
+    import pickle
+
+    from eaglelint.analysis.project import summarize_for_cache
+    from eaglelint.analysis.summary import mentions
+
+    path = models_dir("0.5.23") / "deepseek_v2.py"
+    raw = path.read_bytes()
+    asked = mentions(ModuleSummary(str(path)), "DeepseekV3ForCausalLM")
+    sent, entry = summarize_for_cache(path, raw, False, True, asked)
+    assert entry is None  # kept by the parent once its run is done
+    back = pickle.loads(pickle.dumps(sent))
+    assert "DeepseekV3ForCausalLM" in back.classes.done and back.classes.pending
+    text = raw.decode()
+    back.classes.bind(back, lambda: text)
+    assert_same(back, whole(text, str(path)))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # the summariser is imported by the first file summarised, no
 
 INTERNAL = "internal error: "
 MIN_PARALLEL = 8  # fewer files than this to summarise are done here: starting workers costs more
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import|import[ \t]+([\w.]+))", re.MULTILINE)
 T = TypeVar("T")
 
 
@@ -76,12 +75,25 @@ def cacheable(value: ModuleSummary | str) -> bool:
     return not (isinstance(value, str) and value.startswith(INTERNAL))
 
 
-def summarize_for_cache(path: Path, raw: bytes, debug: bool, encode: bool) -> tuple[ModuleSummary | str, bytes | None]:
-    """A worker's part: the summary and, when a cache will keep it, its entry's bytes, so
-    that encoding happens in the worker too and the parent only writes them."""
+def summarize_for_cache(path: Path, raw: bytes, debug: bool, encode: bool,
+                        classes: re.Pattern[str] | None = None,
+                        subclasses: bool = False) -> tuple[ModuleSummary | str, bytes | None]:
+    """A worker's part: the summary, with the classes whose text `classes` finds already
+    parsed (summary.py `classes_matching`: what the caller will ask for; None: all of them),
+    and, when a cache will keep a whole summary, its entry's bytes, so that encoding happens
+    in the worker too and the parent only writes them. A lazily read summary is kept by the
+    parent once its run is done (`Project.save`); one found broken is sent as its reason."""
     from .cache_codec import encode as encode_entry
+    from .summary import LazyClasses
 
-    value = summarize_raw(path, raw, debug)
+    value = summarize_raw(path, raw, debug, lazy=True)
+    if not isinstance(value, str) and isinstance(value.classes, LazyClasses):
+        lazy = value.classes
+        if classes is None:
+            lazy.parse_all()
+        else:
+            lazy.parsed_matching(classes, subclasses)
+        return (lazy.error if lazy.error is not None else value), None
     if not encode or not cacheable(value):
         return value, None
     try:
@@ -234,17 +246,19 @@ class Project:
                 self.cache.put(key, summary)
                 classes.changed = False
 
-    def prefetch(self, items: list[tuple[Path, bytes]], jobs: int) -> None:
+    def prefetch(self, items: list[tuple[Path, bytes, re.Pattern[str] | None, bool]], jobs: int) -> None:
         """Summarise many files at once in `jobs` processes (cache misses only), largest
-        first so that no worker is left with the biggest file at the end.
+        first so that no worker is left with the biggest file at the end. Each item names
+        the classes its caller will ask for (`summary.classes_matching`'s pattern and
+        subclasses flag; None: every class): those are parsed in the worker too.
 
         `items` are files as the caller has just read and noted them (`note_read`)."""
         todo = []
-        for path, raw in items:
+        for path, raw, classes, subclasses in items:
             path = Path(os.path.abspath(path))
             key = self.digests.get(path) or self.note_read(path, raw)
             if path not in self._summaries and not (self.cache and self.cache.has(key)):
-                todo.append((path, raw))
+                todo.append((path, raw, classes, subclasses))
         if jobs <= 1 or len(todo) < MIN_PARALLEL:
             return
         from concurrent.futures import ProcessPoolExecutor  # only here: its import costs every run
@@ -252,7 +266,8 @@ class Project:
         # this process is one of the `jobs`: it summarises its share while the workers do
         # theirs, and receives only theirs (sending a summary costs about a third of making
         # it). Shares are balanced by size, largest first, as parse time follows it.
-        shares: list[list[tuple[Path, bytes]]] = [[] for _ in range(min(jobs, len(todo)))]
+        shares: list[list[tuple[Path, bytes, re.Pattern[str] | None, bool]]] = \
+            [[] for _ in range(min(jobs, len(todo)))]
         loads = [0] * len(shares)
         for item in sorted(todo, key=lambda item: -len(item[1])):
             least = loads.index(min(loads))
@@ -261,33 +276,18 @@ class Project:
         mine = shares[0]
         theirs = sorted((item for share in shares[1:] for item in share), key=lambda item: -len(item[1]))
         with ProcessPoolExecutor(max_workers=len(shares) - 1) as pool:
-            futures = [pool.submit(summarize_for_cache, path, raw, self.debug, self.cache is not None)
-                       for path, raw in theirs]
-            for path, raw in mine:
-                self._summaries[path] = self._load(path, raw)
-            for future, (path, raw) in zip(futures, theirs, strict=True):
+            futures = [pool.submit(summarize_for_cache, path, raw, self.debug, self.cache is not None,
+                                   classes, subclasses)
+                       for path, raw, classes, subclasses in theirs]
+            for path, raw, classes, subclasses in mine:
+                mod = self._summaries[path] = self._load(path, raw)
+                if mod is not None and classes is None:
+                    len(mod.classes)  # every class, as a worker does
+                elif mod is not None:
+                    mod.classes_matching(classes, subclasses)
+            for future, (path, raw, _, _) in zip(futures, theirs, strict=True):
                 value, data = future.result()
                 self._summaries[path] = self._load(path, raw, value, data)
-
-    def imported(self, roots: Iterable[Path], raws: dict[Path, bytes]) -> list[Path]:
-        """`roots` and the files of `raws` they import, directly or not, read from the import
-        lines of their bytes. A cheap guess at what resolving names in `roots` will summarise,
-        so that it can be summarised in parallel; a wrong guess costs a parse or a later,
-        serial summary, never a different result."""
-        inside = {Path(os.path.abspath(p)): p for p in raws}
-        seen: dict[Path, None] = {}
-        todo = [Path(os.path.abspath(p)) for p in roots]
-        while todo:
-            path = todo.pop()
-            if path in seen or path not in inside:
-                continue
-            seen[path] = None
-            for match in _IMPORT.finditer(raws[inside[path]]):
-                module = (match[1] or match[2]).decode("ascii", "replace")
-                found = self.resolve_module(module, path)
-                if found is not None and found.suffix == ".py":
-                    todo.append(Path(os.path.abspath(found)))
-        return [inside[p] for p in seen]
 
     def resolve_module(self, module: str, from_path: Path) -> Path | None:
         """File (`x.py`, `pkg/__init__.py`) or namespace directory that `module` names.

@@ -226,6 +226,18 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
         if on_error is not None:
             self._on_error = on_error
 
+    def __getstate__(self) -> dict:
+        """What a worker sends back (analysis/project.py `prefetch`): the classes and the
+        lines of those still pending, not the text, the summariser or the callbacks, which
+        the receiving project binds again."""
+        state = dict(self.__dict__)
+        for name in ("_mod", "_text", "_summarizer", "_lines", "_on_error"):
+            state[name] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
     def reuse(self, summarizer: _Summarizer, lines: list[str]) -> None:
         """The summariser and lines of the module's own parse: not made again per class."""
         self._summarizer, self._lines = summarizer, lines

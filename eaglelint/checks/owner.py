@@ -137,6 +137,9 @@ def _wanted(context: Context) -> dict[str, InterfaceMethod]:
     return {m.name: m for m in context.methods if m.name in OWNER_MEMBERS}
 
 
+SUBJECT_TEXT = ASSIGNS_DECODER  # a subject assigns `self.model`: other classes need not be parsed
+
+
 def files(context: Context) -> list[Path]:
     """The given files whose classes `subjects` reads: those that pass the bytes test."""
     if CAPTURE_HOOK not in _wanted(context):
@@ -151,7 +154,7 @@ def subjects(context: Context) -> list[ClassEntity]:
     out = []
     for path in files(context):
         mod = context.project.summary(path, context.raws[path])
-        for info in mod.classes_matching(ASSIGNS_DECODER) if mod else ():
+        for info in mod.classes_matching(SUBJECT_TEXT) if mod else ():
             if not any(a in info.self_assigns for a in DECODER_ATTRS):
                 continue
             cls = ClassEntity(mod.path, info.name)

@@ -21,6 +21,7 @@ one family is not given to the later families that judge the same subjects.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -37,15 +38,19 @@ from .context import Context
 FAMILIES: tuple[ModuleType, ...] = (members, aux, marker_scan, owner)
 
 
-def subject_files(context: Context) -> list[Path]:
+def subject_files(context: Context) -> dict[Path, re.Pattern[str] | None]:
     """The given files the families will read to find their subjects (a family that reads
-    more than the wrappers declares `files(context)`): the driver summarises them up front,
-    in parallel with the rest, instead of one by one as each family comes to them."""
-    out: dict[Path, None] = {}
+    more than the wrappers declares `files(context)`), each with the text a class must have
+    to be a subject (the family's `SUBJECT_TEXT`; None: any class): the driver summarises
+    them up front, in parallel with the rest, instead of one by one as each family comes
+    to them."""
+    out: dict[Path, re.Pattern[str] | None] = {}
     for family in FAMILIES:
         files = getattr(family, "files", None)
-        out.update(dict.fromkeys(files(context) if files else ()))
-    return list(out)
+        text = getattr(family, "SUBJECT_TEXT", None)
+        for path in files(context) if files else ():
+            out[path] = None if path in out and out[path] != text else text
+    return out
 
 
 def run_checks(context: Context) -> list[Finding]:

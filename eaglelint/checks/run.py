@@ -80,9 +80,15 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
         wrappers: dict[ClassEntity, str] = {}
         context = Context(project, raws, methods, options.interfaces, wrappers, by_name)
         resolver = context.resolver  # one resolver: what discovery resolved, the checks find resolved
-        if jobs > 1:  # what the wrappers and the families will read, and what those import, summarised in parallel
-            wanted = project.imported([path for path, _, _ in candidates] + subject_files(context), raws)
-            project.prefetch([(path, raws[path]) for path in wanted], jobs)
+        if jobs > 1:  # the classes discovery and the families will read first, parsed in parallel
+            wanted: dict[Path, tuple[re.Pattern[str] | None, bool]] = {
+                path: (may_hold(by_name + attrs, builders), True) for path, _, attrs in candidates}
+            for path, text in subject_files(context).items():
+                held = wanted.get(path, (None, False))[0]
+                wanted[path] = (text, False) if path not in wanted else \
+                    (None if held is None or text is None else re.compile(f"{held.pattern}|{text.pattern}"), True)
+            project.prefetch([(path, raws[path], text, subclasses) for path, (text, subclasses) in wanted.items()],
+                             jobs)
         found: list[Finding] = []
         for path, raw, attrs in candidates:
             mod = project.summary(path, raw)

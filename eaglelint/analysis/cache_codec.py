@@ -15,6 +15,7 @@ attributes nests n levels, not 2n, and stays within the JSON encoder's depth.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..findings import CheckResult, Edit, Finding, Fix, ImportNeed
@@ -35,10 +36,22 @@ class EntryError(Exception):
     """Bytes that are not a cache entry this version wrote; str() says what is wrong."""
 
 
+@dataclass(frozen=True)
+class StatusMemo:
+    """What a file's status said when its bytes had a digest: path -> (size, mtime_ns,
+    ctime_ns, inode, digest). A warm run that finds the same status takes the digest
+    without reading the file (analysis/project.py `unchanged_since`)."""
+
+    entries: dict[str, tuple[int, int, int, int, str]]
+
+
 def encode(value) -> bytes:
-    """A summary, the reason a file could not be parsed, a run's (result, deps), or a file's
-    suppression directives."""
-    if isinstance(value, DirectiveScan):
+    """A summary, the reason a file could not be parsed, a run's (result, deps), a file's
+    suppression directives, or a status memo."""
+    body: list
+    if isinstance(value, StatusMemo):
+        body = ["status", {path: list(entry) for path, entry in value.entries.items()}]
+    elif isinstance(value, DirectiveScan):
         body = ["directives", [[d.line, d.column, None if d.codes is None else list(d.codes), d.kind, d.own_line]
                                for d in value.directives], [list(span) for span in value.spans]]
     elif isinstance(value, tuple):
@@ -68,6 +81,9 @@ def decode(data: bytes):
             return _load_run(body)
         if kind == "directives" and len(body) == 3:
             return _load_directives(body)
+        if kind == "status" and len(body) == 2:
+            return StatusMemo({_str(path): (_int(size), _int(mtime), _int(ctime), _int(inode), _str(digest))
+                               for path, (size, mtime, ctime, inode, digest) in _dict(body[1]).items()})
     except (TypeError, ValueError, KeyError, IndexError, RecursionError) as exc:
         raise EntryError(f"malformed {kind} entry: {type(exc).__name__}") from None
     raise EntryError("unknown entry kind")

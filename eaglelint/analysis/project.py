@@ -17,12 +17,23 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from .cache import SummaryCache
-from .sources import DEFAULT_MAX_FILE_SIZE, Source, SourceError, decode_source, parse_source, read_bytes
+from .cache_codec import StatusMemo
+from .sources import (
+    DEFAULT_MAX_FILE_SIZE,
+    Source,
+    SourceError,
+    decode_source,
+    parse_source,
+    read_bytes,
+    read_bytes_and_stat,
+)
 
 if TYPE_CHECKING:  # the summariser is imported by the first file summarised, not by a warm run
     import ast
@@ -30,6 +41,9 @@ if TYPE_CHECKING:  # the summariser is imported by the first file summarised, no
     from .summary import ModuleSummary
 
 INTERNAL = "internal error: "
+# a file whose mtime or ctime is this close to the moment it was read may be written again
+# within the same timestamp tick (racy git): its status is not remembered
+RACY_NS = 2_000_000_000
 MIN_PARALLEL = 8  # fewer files than this to summarise are done here: starting workers costs more
 T = TypeVar("T")
 
@@ -115,6 +129,10 @@ class Project:
         self._lookups: dict[tuple[Path, str], Path | None] = {}
         self._packaged: dict[Path, bool] = {}  # folder -> whether it is inside a package
         self._lazy: dict[Path, str] = {}  # lazily parsed summaries -> cache key, for `save`
+        self._memo_key: str | None = None  # the status memo (use_status_memo): loaded, confirmed, read
+        self._memo: dict[str, tuple[int, int, int, int, str]] = {}
+        self._confirmed: dict[str, tuple[int, int, int, int, str]] = {}
+        self._read_status: dict[str, tuple[int, int, int, int, str]] = {}
         self.parsed: list[Path] = []
         # what raw/source/tree read, decoded or parsed, each once; a failure is kept as its reason
         self._raws: dict[Path, bytes | str] = {}
@@ -128,13 +146,56 @@ class Project:
         path = Path(os.path.abspath(path))
         if path not in self._raws:
             try:
-                raw = read_bytes(path, self.max_file_size)
+                raw, status = read_bytes_and_stat(path, self.max_file_size)
             except SourceError as exc:
                 self._raws[path] = str(exc)
             else:
                 self.note_read(path, raw)
                 self._raws[path] = raw
+                if time.time_ns() - max(status.st_mtime_ns, status.st_ctime_ns) > RACY_NS:
+                    self._read_status[str(path)] = (status.st_size, status.st_mtime_ns, status.st_ctime_ns,
+                                                    status.st_ino, self.digests[path])
         return _value(self._raws[path])
+
+    # -- the status memo: digests of files unchanged since a run read them ----------------
+    def use_status_memo(self, paths: list[Path]) -> None:
+        """Load what the cache remembers of these files' status (one entry for the set of
+        files a run is given): `unchanged_since` then takes a digest without reading."""
+        if self.cache is None:
+            return
+        key = self.cache.run_key([b"status", *sorted(os.path.abspath(p).encode() for p in paths)])
+        found = self.cache.get(key)
+        self._memo_key = key
+        self._memo = found.entries if isinstance(found, StatusMemo) else {}
+
+    def unchanged_since(self, path: Path) -> bool:
+        """Whether the file still has the status it had when a run read it (size, mtime and
+        ctime to the nanosecond, inode): then its digest is noted without reading it, as git
+        and ruff trust a file's status. A write moves the ctime, which no program can set
+        back; a status read within RACY_NS of a write was never remembered."""
+        name = os.path.abspath(path)
+        entry = self._memo.get(name)
+        if entry is None:
+            return False
+        try:
+            status = os.stat(name)
+        except OSError:
+            return False
+        if not stat.S_ISREG(status.st_mode) or status.st_size > self.max_file_size or \
+                entry[:4] != (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino):
+            return False
+        self.digests[Path(name)] = entry[4]
+        self._confirmed[name] = entry
+        return True
+
+    def save_status_memo(self) -> None:
+        """Remember the status of every file this run read or confirmed, when it changed."""
+        if self.cache is None or self._memo_key is None:
+            return
+        entries = {**self._confirmed, **self._read_status}
+        if entries != self._memo:
+            self.cache.put(self._memo_key, StatusMemo(entries))
+            self._memo = entries
 
     def source(self, path: str | Path) -> Source:
         """The file decoded (PEP 263 coding line, BOM, newlines kept), once; SourceError if it

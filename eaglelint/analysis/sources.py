@@ -40,15 +40,23 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
     """Read a regular file of at most `limit` bytes. A FIFO or device named `x.py` is
     refused, not read: reading one would block forever or never end. A larger file is
     refused before it is read: parsing 50 MB of Python takes gigabytes."""
+    return read_bytes_and_stat(path, limit)[0]
+
+
+def read_bytes_and_stat(path: Path, limit: int | None = None) -> tuple[bytes, os.stat_result]:
+    """read_bytes, and the file's status taken on the open file before reading it: a write
+    after that moves its mtime and ctime, so a status that still matches later means these
+    bytes (analysis/project.py `unchanged_since`)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as file:
-            mode = os.fstat(file.fileno()).st_mode
+            status = os.fstat(file.fileno())
+            mode = status.st_mode
             if stat.S_ISDIR(mode):
                 raise IsADirectoryError
             if not stat.S_ISREG(mode):
                 raise SourceError("not a regular file (a pipe, socket or device?)")
-            size = os.fstat(file.fileno()).st_size
+            size = status.st_size
             if limit is not None and size > limit:
                 raise SourceError(too_large(size, limit))
             raw = file.read() if limit is None else file.read(limit + 1)
@@ -64,7 +72,7 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
         if exc.errno == errno.ELOOP:
             raise SourceError("symbolic link loop") from None
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
-    return raw
+    return raw, status
 
 
 def too_large(size: int, limit: int) -> str:

@@ -42,20 +42,22 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
     result = CheckResult()
     by_name = options.wrapper_attrs or DEFAULT_WRAPPER_ATTRS  # held by name: any value, resolved or not
     assigns = WrapperAssignTest(by_name)
-    raws: dict[Path, bytes] = {}
-    for path in files:
-        try:
-            raw = project.raw(path)  # decoded only if parsed: non-wrapper files are not
-        except SourceError as exc:
-            result.findings.append(file_error(path, str(exc)))
-            continue
-        result.files_checked += 1
-        raws[path] = raw
-    run_key = _run_key(project, options, raws)
+    readable, raws = _read(project, list(files), result)
+    run_key = _run_key(project, options, readable)
     cache = project.cache
     cached = cache.get(run_key) if cache is not None and run_key else None
     if isinstance(cached, tuple) and _deps_unchanged(project, cached[1]):
+        project.save_status_memo()
         return cached[0]
+    for path in readable:  # a miss: every file's bytes, in the order given
+        if path not in raws:
+            try:
+                raws[path] = project.raw(path)
+            except SourceError as exc:  # gone since its status was taken
+                result.findings.append(file_error(path, str(exc)))
+    raws = {path: raws[path] for path in readable if path in raws}
+    result.files_checked = len(raws)
+    run_key = _run_key(project, options, list(raws))  # from the bytes read: what the result is kept under
     # a cache hit needs none of the analysis or the checks: imported here, on a miss
     from ..analysis.resolve import ClassEntity
     from .context import Context
@@ -115,6 +117,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
         scanned = {Path(os.path.abspath(p)) for p in raws}
         deps = [(str(p), k) for p, k in project.digests.items() if p not in scanned]
         cache.put(run_key, (result, deps))
+    project.save_status_memo()
     return result
 
 
@@ -133,12 +136,30 @@ def may_hold(attrs: tuple[str, ...], builders: set[str]) -> re.Pattern[str]:
 _BUILDER = re.compile(rb"self\s*\.\s*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*self\s*\.\s*(\w+)")
 
 
-def _run_key(project: Project, options: CheckOptions, raws: dict[Path, bytes]) -> str | None:
-    if project.cache is None or len(raws) < 2:
+def _read(project: Project, files: list[Path], result: CheckResult) -> tuple[list[Path], dict[Path, bytes]]:
+    """The files that can be read, in order, and the bytes of those read: a file the status
+    memo knows unchanged (Project.unchanged_since) has its digest noted and is read only on
+    a miss of the run cache. One that cannot be read is an EGL999 in `result`."""
+    project.use_status_memo(files)
+    raws: dict[Path, bytes] = {}
+    readable: list[Path] = []
+    for path in files:
+        if not project.unchanged_since(path):
+            try:
+                raws[path] = project.raw(path)  # decoded only if parsed: non-wrapper files are not
+            except SourceError as exc:
+                result.findings.append(file_error(path, str(exc)))
+                continue
+        readable.append(path)
+    return readable, raws
+
+
+def _run_key(project: Project, options: CheckOptions, paths: list[Path]) -> str | None:
+    if project.cache is None or len(paths) < 2:
         return None  # one file alone (pre-commit on one file) is cheap to redo from summaries
     parts = [repr(options).encode()]  # no working directory: findings hold absolute paths
-    for path in raws:
-        key = project.digests[Path(os.path.abspath(path))]  # noted when the file was read
+    for path in paths:
+        key = project.digests[Path(os.path.abspath(path))]  # noted when the file was read, or by its status
         parts += [os.path.abspath(path).encode(), key.encode()]
     return project.cache.run_key(parts)
 
@@ -148,7 +169,8 @@ def _deps_unchanged(project: Project, deps: list[tuple[str, str]]) -> bool:
     assert cache is not None  # a run result came from it
     for path, key in deps:
         try:  # through the same guard as every other read: a dependency turned FIFO must not block
-            project.raw(path)  # notes the digest of what it read
+            if not project.unchanged_since(Path(path)):
+                project.raw(path)  # notes the digest of what it read
             if project.digests[Path(os.path.abspath(path))] != key:
                 return False
         except (OSError, SourceError):

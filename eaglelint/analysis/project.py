@@ -102,12 +102,8 @@ def summarize_for_cache(path: Path, raw: bytes, debug: bool, encode: bool,
 
     value = summarize_raw(path, raw, debug, lazy=True)
     if not isinstance(value, str) and isinstance(value.classes, LazyClasses):
-        lazy = value.classes
-        if classes is None:
-            lazy.parse_all()
-        else:
-            lazy.parsed_matching(classes, subclasses)
-        return (lazy.error if lazy.error is not None else value), None
+        value.classes_matching(classes, subclasses)
+        return (value.classes.error if value.classes.error is not None else value), None
     if not encode or not cacheable(value):
         return value, None
     try:
@@ -342,9 +338,7 @@ class Project:
                        for path, raw, classes, subclasses in theirs]
             for path, raw, classes, subclasses in mine:
                 mod = self._summaries[path] = self._load(path, raw)
-                if mod is not None and classes is None:
-                    len(mod.classes)  # every class, as a worker does
-                elif mod is not None:
+                if mod is not None:  # the classes the caller will ask for, as a worker does
                     mod.classes_matching(classes, subclasses)
             for future, (path, raw, _, _) in zip(futures, theirs, strict=True):
                 value, data = future.result()

@@ -85,12 +85,12 @@ class ModuleSummary:
     # class name -> (line, how) for members added after its body: `setattr(C, ...)`, `C.x = ...`
     late_members: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
 
-    def classes_matching(self, pattern: re.Pattern[str], subclasses: bool = False) -> list[ClassInfo]:
+    def classes_matching(self, pattern: re.Pattern[str] | None, subclasses: bool = False) -> list[ClassInfo]:
         """At least the classes whose text `pattern` finds (with `subclasses`, and those that
         name one of them as a base, in this file), in source order: a lazily parsed module
         parses only those (a class without the text cannot have what the caller looks for);
-        classes already parsed come too."""
-        if isinstance(self.classes, LazyClasses):
+        classes already parsed come too. No pattern: every class."""
+        if pattern is not None and isinstance(self.classes, LazyClasses):
             return self.classes.parsed_matching(pattern, subclasses)
         return list(self.classes.values())
 

@@ -49,15 +49,16 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
     if isinstance(cached, tuple) and _deps_unchanged(project, cached[1]):
         project.save_status_memo()
         return cached[0]
-    for path in readable:  # a miss: every file's bytes, in the order given
-        if path not in raws:
-            try:
-                raws[path] = project.raw(path)
-            except SourceError as exc:  # gone since its status was taken
-                result.findings.append(file_error(path, str(exc)))
-    raws = {path: raws[path] for path in readable if path in raws}
+    unread = [path for path in readable if path not in raws]
+    for path in unread:  # a miss: every file's bytes
+        try:
+            raws[path] = project.raw(path)
+        except SourceError as exc:  # gone since its status was taken
+            result.findings.append(file_error(path, str(exc)))
+    raws = {path: raws[path] for path in readable if path in raws}  # in the order given
     result.files_checked = len(raws)
-    run_key = _run_key(project, options, list(raws))  # from the bytes read: what the result is kept under
+    if unread:  # keyed by the bytes read, which a status may have vouched for wrongly
+        run_key = _run_key(project, options, list(raws))
     # a cache hit needs none of the analysis or the checks: imported here, on a miss
     from ..analysis.resolve import ClassEntity
     from .context import Context
@@ -75,6 +76,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
     held_attrs = set(by_name).union(*(attrs for _, _, attrs in candidates))
     builders = {m[2].decode() for _, raw, _ in candidates for m in _BUILDER.finditer(raw)
                 if m[1].decode() in held_attrs}
+    holding = {path: may_hold(by_name + attrs, builders) for path, _, attrs in candidates}
 
     def analyse() -> list[Finding]:
         """Wrapper discovery, then every rule family: run again from the start, with a fresh
@@ -84,11 +86,14 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
         resolver = context.resolver  # one resolver: what discovery resolved, the checks find resolved
         if jobs > 1:  # the classes discovery and the families will read first, parsed in parallel
             wanted: dict[Path, tuple[re.Pattern[str] | None, bool]] = {
-                path: (may_hold(by_name + attrs, builders), True) for path, _, attrs in candidates}
+                path: (pattern, True) for path, pattern in holding.items()}
             for path, text in subject_files(context).items():
-                held = wanted.get(path, (None, False))[0]
-                wanted[path] = (text, False) if path not in wanted else \
-                    (None if held is None or text is None else re.compile(f"{held.pattern}|{text.pattern}"), True)
+                if path not in wanted:
+                    wanted[path] = (text, False)
+                elif text is None:  # a family reads every class
+                    wanted[path] = (None, True)
+                else:
+                    wanted[path] = (re.compile(f"{holding[path].pattern}|{text.pattern}"), True)
             project.prefetch([(path, raws[path], text, subclasses) for path, (text, subclasses) in wanted.items()],
                              jobs)
         found: list[Finding] = []
@@ -97,7 +102,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
             if mod is None:
                 found.append(file_error(path, project.errors.get(Path(os.path.abspath(path)), "")))
                 continue
-            for cls in mod.classes_matching(may_hold(by_name + attrs, builders), subclasses=True):
+            for cls in mod.classes_matching(holding[path], subclasses=True):
                 attr = held_wrapper(resolver, ClassEntity(mod.path, cls.name), cls, by_name, attrs, members)
                 if attr is not None:
                     wrappers[ClassEntity(mod.path, cls.name)] = attr

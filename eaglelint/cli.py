@@ -14,14 +14,11 @@ from typing import TYPE_CHECKING
 import click
 
 from . import __version__
-from .baseline import write as write_baseline_file
 from .cache_commands import clean_cmd
 from .cli_options import UsageProblem, common, make_project, run_lint, settings_finder, target_paths
 from .config import ConfigError
 from .findings import display_path
-from .fix.delegation import STYLES
-from .fix.noqa import DEFAULT_REASON, add_noqa_comments
-from .fix.run import plan, plural, print_fix_commands, print_fixed, print_left, write_plan
+from .fix.styles import STYLES
 from .info_commands import interfaces_cmd, rule_cmd, rules_cmd
 from .output.formats import FORMATS, open_output, write_report
 from .output.report import progress_bar, wants_progress
@@ -74,7 +71,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--show-fixes", is_flag=True, help="With --fix, list each member added.")
 @click.option("--add-noqa", is_flag=True, help="Add a `# noqa: CODE -- REASON` comment for every finding, "
               "in the given files.")
-@click.option("--noqa-reason", default=DEFAULT_REASON, metavar="TEXT", help="The REASON --add-noqa writes.")
+@click.option("--noqa-reason", metavar="TEXT", help="The REASON --add-noqa writes (default: existing gap, "
+              "recorded by eaglelint check --add-noqa).")
 @click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Do not report the findings FILE holds (see --write-baseline).")
 @click.option("--write-baseline", is_flag=True, help="Record every current finding in the --baseline FILE.")
@@ -97,6 +95,10 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
     """
     if write_baseline and baseline is None:
         raise UsageProblem("--write-baseline needs --baseline FILE")
+    if write_baseline:  # the fixer, the baseline writer and SARIF's fixes load only where a run uses them
+        from .baseline import write as write_baseline_file
+    if apply_fixes or add_noqa or write_baseline or output_format == "sarif":
+        from .fix.run import plan, plural, print_fixed, write_plan
     if write_baseline and not baseline.exists():
         write_baseline_file(baseline, [])  # the config may name it too: an empty one holds nothing yet
     finder = settings_finder(opts, report_unused_suppressions=report_unused_suppressions, baseline=baseline)
@@ -109,7 +111,10 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
         click.echo(f"Wrote {plural(count, 'finding')} to the baseline {baseline}.", err=True)
         sys.exit(0)
     if add_noqa:
-        added, files, failed = add_noqa_comments(result.findings, targets, noqa_reason.strip())
+        from .fix.noqa import DEFAULT_REASON, add_noqa_comments
+
+        reason = DEFAULT_REASON if noqa_reason is None else noqa_reason.strip()
+        added, files, failed = add_noqa_comments(result.findings, targets, reason)
         for problem in failed:
             click.echo(problem, err=True)
         click.echo(f"Added {plural(added, 'noqa directive')} in {plural(files, 'file')}.")
@@ -155,6 +160,7 @@ def fix(write, show_diff, show_fixes, style, paths, **opts):
     """
     if write and show_diff:
         raise UsageProblem("--write and --diff exclude each other")
+    from .fix.run import plan, print_fix_commands, print_fixed, print_left, write_plan
     finder = settings_finder(opts, style=style)
     targets = target_paths(paths)
     project = make_project(opts)

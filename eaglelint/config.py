@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .analysis.sources import DEFAULT_MAX_FILE_SIZE
-from .fix.delegation import DEFAULT_STYLE, STYLES
+from .fix.styles import DEFAULT_STYLE, STYLES
 from .packs import load_codes, load_interfaces
 
 SEVERITIES = ("error", "warning", "info")

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from .analysis.discover import discover
 from .analysis.project import Project
-from .baseline import in_baseline
 from .checks.run import CheckOptions, check_files
 from .config import ConfigError, Settings, find_config, load_settings
 from .findings import Finding, file_error
@@ -130,12 +129,18 @@ def _lint_group(settings: Settings, group: _Group, project: Project, progress: P
             continue
         if keep and f.code not in keep and f.code != UNUSED_SUPPRESSION:
             continue  # EGL900 is asked for by its own flag
-        if settings.baseline and in_baseline(f, settings.baseline):
+        if settings.baseline and _in_baseline(f, settings.baseline):
             result.baselined.append(f)
             continue
         result.findings.append(f)
         result.failing += settings.fails(f.severity)
         result.style_of[f.path] = settings.style
+
+
+def _in_baseline(finding: Finding, baseline: Path) -> bool:
+    from .baseline import in_baseline  # loaded only by a run that has a baseline
+
+    return in_baseline(finding, baseline)
 
 
 def _dependent_findings(settings, explicit, files, options, project, result) -> list[Finding]:

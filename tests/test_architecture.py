@@ -28,7 +28,7 @@ PACKAGE = REPO / "eaglelint"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("data", ("eaglelint", "eaglelint.findings", "eaglelint.packs")),
     ("analysis", ("eaglelint.analysis",)),
-    ("edits", ("eaglelint.fix.edits", "eaglelint.fix.delegation", "eaglelint.fix.imports",
+    ("edits", ("eaglelint.fix.styles", "eaglelint.fix.edits", "eaglelint.fix.delegation", "eaglelint.fix.imports",
                "eaglelint.fix.owner", "eaglelint.fix.members", "eaglelint.fix.marker")),
     ("checks", ("eaglelint.checks",)),
     ("pipeline", ("eaglelint.fix", "eaglelint.output", "eaglelint.drift", "eaglelint.lint", "eaglelint.config",

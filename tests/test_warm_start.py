@@ -20,6 +20,7 @@ MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
 NOT_ON_THE_WARM_PATH = ("rich", "eaglelint.output.sarif", "eaglelint.output.junit", "eaglelint.fix.plan",
                         "eaglelint.fix.owner", "eaglelint.support", "eaglelint.analysis.summary",
                         "eaglelint.analysis.resolve", "eaglelint.checks.dependents", "eaglelint.checks.registry",
+                        "eaglelint.baseline", "eaglelint.fix.edits", "eaglelint.fix.noqa", "difflib",
                         "xml", "importlib.metadata")
 RUN_AND_LIST_MODULES = """\
 import json, sys

@@ -21,7 +21,7 @@ from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.project import Project
 from ..analysis.sources import SourceError
 from ..findings import INTERNAL_ERROR, CheckResult, Finding, file_error
-from ..fix.delegation import DEFAULT_STYLE
+from ..fix.styles import DEFAULT_STYLE
 from ..packs import Interface, pack_members, sglang_members
 
 if TYPE_CHECKING:

@@ -20,12 +20,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .edits import NotFixable
+from .styles import DEFAULT_STYLE, STYLES
 
-if TYPE_CHECKING:  # annotations only: config reads STYLES without loading the summariser
+if TYPE_CHECKING:  # annotations only
     from ..analysis.summary import FunctionInfo, Param
 
-STYLES = ("raise", "plain", "guard")
-DEFAULT_STYLE = "raise"
 MAX_LINE = 88  # ruff's and black's default: every line a fix writes, delegation or import, fits it
 # decorators of a wrapped member that a delegating instance method cannot stand in for
 _REFUSED_KINDS = ("classmethod", "staticmethod", "accessor", "abstractmethod")

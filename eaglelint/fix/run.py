@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING
 from ..analysis.project import Project
 from ..findings import Finding, display_path
 from ..lint import LintResult
-from .edits import FileFix, FixPlan
 
 if TYPE_CHECKING:  # fixing loads the fixer and rich; a check that only reports loads neither
     from rich.console import Console
+
+    from .edits import FileFix, FixPlan
 
 PRE_COMMIT_HOOK = "eaglelint-fix"
 
@@ -36,6 +37,7 @@ def plan(result: LintResult, project: Project, roots) -> FixPlan:
     """One plan of the fixes the findings carry (each planned in the style its file's own
     configuration asks for), none outside `roots`; the files of one style together, as
     configurations group them."""
+    from .edits import FixPlan
     from .plan import plan_fixes
 
     out = FixPlan()

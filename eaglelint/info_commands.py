@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from .config import split_flag
-from .packs import RulesError, load_codes, select_interfaces
+from .packs import RuleCode, RulesError, load_codes, select_interfaces
 
 
 @click.command("rules")
@@ -41,11 +41,38 @@ def rule_cmd(code: str):
     if rule is None:
         raise click.UsageError(f"unknown rule code {code!r}; see `eaglelint rules`")
     click.echo(f"{rule.code} ({rule.name}) - {rule.summary}\n")
-    click.echo(f"Severity: {rule.severity}. Automatic fix: {'yes (eaglelint fix)' if rule.fixable else 'no'}.\n")
-    click.echo(f"What it finds\n{rule.what}\n\nWhy it breaks SGLang\n{rule.why}\n")
-    if rule.fix:
-        click.echo(f"The fix\n{rule.fix}\n")
-    click.echo(f"Bad\n{rule.bad}\n\nGood\n{rule.good}")
+    click.echo(f"{rule_facts(rule)}\n")
+    click.echo("\n\n".join(f"{title}\n{text}" for title, text, _ in rule_sections(rule)))
+
+
+def rule_facts(rule: RuleCode) -> str:
+    return f"Severity: {rule.severity}. Automatic fix: {'yes (eaglelint fix)' if rule.fixable else 'no'}."
+
+
+def rule_sections(rule: RuleCode) -> list[tuple[str, str, bool]]:
+    """A rule's page, in order: (title, text, whether the text is code). `eaglelint rule CODE`
+    prints it and docs/rules.md is made of it, so both read the same way."""
+    sections = [("What it finds", rule.what, False), ("Why it breaks SGLang", rule.why, False),
+                ("Bad", rule.bad, True), ("Good", rule.good, True)]
+    return sections + ([("The fix", rule.fix, False)] if rule.fix else [])
+
+
+def rules_markdown() -> str:
+    """docs/rules.md: an index of every code, then each code's page (scripts/gen_rules_doc.py writes it)."""
+    codes = load_codes()
+    out = ["# Rule codes", "",
+           "<!-- Generated from rules/codes.toml by `python scripts/gen_rules_doc.py`; do not edit by hand. -->", "",
+           "Each code is stable: codes are never renumbered, only added. `eaglelint rule CODE` prints",
+           "the same page in a terminal. The bad and good examples are run as tests.", "",
+           "| code | name | severity | fixable | finds |", "| --- | --- | --- | --- | --- |"]
+    out += [f"| [{r.code}](#{r.code.lower()}-{r.name}) | {r.name} | {r.severity} | {'yes' if r.fixable else 'no'} "
+            f"| {r.summary} |" for r in codes.values()]
+    for rule in codes.values():
+        out += ["", f"## {rule.code} {rule.name}", "", f"{rule.summary}.", "", rule_facts(rule)]
+        for title, text, is_code in rule_sections(rule):
+            out += ["", f"### {title}", ""]
+            out += ["```python", text.strip("\n"), "```"] if is_code else [text.strip("\n")]
+    return "\n".join(out) + "\n"
 
 
 @click.command("interfaces")

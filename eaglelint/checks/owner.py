@@ -290,7 +290,8 @@ def _findings(analysis: OwnerAnalysis, gap: OwnerGap, wanted: dict[str, Interfac
     for member in gap.missing:
         sibling = plan.siblings.get(member) if plan else None
         where = (f"as {sibling.cls.qualname} ({Path(sibling.member.owner.path).name}:{sibling.member.line}) "
-                 f"writes it for the same decoder family (eaglelint fix)") if sibling else f"no automatic fix: {reason}"
+                 f"writes it for the same decoder family (eaglelint fix)") if sibling else \
+            f"by hand (no automatic fix: {reason})"
         message = (f"{info.name} owns lm_head and holds self.{gap.owner.attr} = {decoder.cls.qualname}, whose "
                    f"{decoder.why}, but it lacks {member}, which the engine calls for EAGLE-3; write it {where}{also}")
         out.append(Finding(

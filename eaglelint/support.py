@@ -111,7 +111,8 @@ class _Judge:
         owner = [f for f in found if f.code in (OWNER_CODE, OWNER_NO_FIX_CODE)]
         if owner:
             how = "eaglelint fix writes" if owner[0].code == OWNER_CODE else "write by hand"
-            why = "" if owner[0].code == OWNER_CODE else f" ({owner[0].message.split('no automatic fix: ')[-1]})"
+            # the message ends "(no automatic fix: REASON)[; inherited by ...]": keep its closing parenthesis
+            why = "" if owner[0].code == OWNER_CODE else f" ({owner[0].message.split('no automatic fix: ')[-1]}"
             return IMPLEMENTABLE, f"{how} {', '.join(f.method for f in owner)}{why}"
         gaps = [f for f in found if f.code in DELEGATION_CODES]
         if gaps:

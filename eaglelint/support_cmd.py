@@ -1,4 +1,4 @@
-"""`eaglelint support`: the support matrix as a rich table, Markdown or JSON.
+"""`eaglelint support`: the support matrix as a rich table, Markdown, TSV or JSON.
 
 Kept apart from support.py so that the matrix stays plain data (tests, JSON) and
 the command only renders it; cli.py registers the command.
@@ -16,6 +16,7 @@ import click
 from .cli_options import target_paths
 from .config import split_flag
 from .findings import display_path
+from .output.report import on_terminal
 from .packs import RulesError, select_interfaces
 
 if TYPE_CHECKING:
@@ -37,6 +38,13 @@ def write_markdown(rows: list[Row], out) -> None:
         out.write("| " + " | ".join(cells) + " |\n")
 
 
+def write_tsv(rows: list[Row], out) -> None:
+    """One line per row, tab-separated, a header first: for cut, awk and spreadsheets."""
+    out.write("\t".join(COLUMNS) + "\n")
+    for row in rows:
+        out.write("\t".join(" ".join(c.split()) for c in _cells(row)) + "\n")
+
+
 def write_table(rows: list[Row]) -> None:
     from rich.console import Console
     from rich.markup import escape
@@ -45,12 +53,14 @@ def write_table(rows: list[Row]) -> None:
     from .support import STATUSES
 
     style = dict(zip(STATUSES, COLORS, strict=True))
-    table = Table(*COLUMNS, show_lines=False)
+    table = Table(show_lines=False)
+    for column in COLUMNS:
+        table.add_column(column, overflow="fold")  # a long file or class name wraps, never cut to "…"
     for row in rows:
         cells = [escape(c) for c in _cells(row)]
         cells[3] = f"[{style[row.status]}]{cells[3]}[/]"
         table.add_row(*cells)
-    console = Console(width=None if sys.stdout.isatty() else 240)  # piped: wide, not wrapped at 80
+    console = Console(width=None if on_terminal(sys.stdout) else 240)  # asked for into a pipe: wide
     console.print(table)
     counts = {s: sum(r.status == s for r in rows) for s in STATUSES}
     console.print(", ".join(f"{n} {s}" for s, n in counts.items() if n))
@@ -60,8 +70,9 @@ def write_table(rows: list[Row]) -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--interface", multiple=True, metavar="PACK[,PACK]",
               help="Packs to judge (default: the default packs, EAGLE-3; `all` for every SGLang pack).")
-@click.option("--output-format", type=click.Choice(["table", "markdown", "json"]), default="table",
-              show_default=True)
+@click.option("--output-format", type=click.Choice(["table", "markdown", "tsv", "json"]), default=None,
+              help="table: a rich table (the default on a terminal); markdown: one row per line, nothing cut "
+                   "(the default into a file or pipe); tsv: tab-separated with a header line; json: for tools.")
 def support_cmd(paths, interface, output_format):
     """For every registered model class (each EntryClass entry) and pack: supported,
     fixable gap (delegation), implementable (owner), not supported, or unknown (why).
@@ -69,7 +80,8 @@ def support_cmd(paths, interface, output_format):
     \b
     Examples:
       eaglelint support python/sglang/srt/models
-      eaglelint support --interface eagle3,dflash --output-format markdown > SUPPORT.md
+      eaglelint support --interface eagle3,dflash > SUPPORT.md     # Markdown
+      eaglelint support --output-format tsv | cut -f2,4
     """
     try:
         packs = [p for p in select_interfaces(list(split_flag(interface) or ()) or None) if p.engine == "sglang"]
@@ -89,7 +101,9 @@ def support_cmd(paths, interface, output_format):
         json.dump([{"path": display_path(r.path), "class": r.entry, "pack": r.pack, "status": r.status,
                     "detail": r.detail} for r in rows], sys.stdout, indent=2)
         sys.stdout.write("\n")
-    elif output_format == "markdown":
+    elif output_format == "markdown" or output_format is None and not on_terminal(sys.stdout):
         write_markdown(rows, sys.stdout)
+    elif output_format == "tsv":
+        write_tsv(rows, sys.stdout)
     else:
         write_table(rows)

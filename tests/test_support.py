@@ -2,6 +2,7 @@
 its three output formats, and real releases, rows checked by hand against SGLang's source."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -69,8 +70,31 @@ def test_output_formats():
     markdown = eaglelint("support", TREE, "--output-format", "markdown")
     lines = markdown.stdout.splitlines()
     assert lines[0] == "| file | class | pack | status | detail |" and len(lines) == len(rows) + 2
-    table = eaglelint("support", TREE)
-    assert table.returncode == 0 and "OwnerVLForConditionalGeneration" in table.stdout
+    tsv = eaglelint("support", TREE, "--output-format", "tsv").stdout.splitlines()
+    assert [line.split("\t") for line in tsv] == [["file", "class", "pack", "status", "detail"]] + [
+        [r["path"], r["class"], r["pack"], r["status"], " ".join(r["detail"].split())] for r in rows]
+
+
+def test_into_a_file_or_pipe_every_row_is_written_whole_and_plain():
+    """`support > file`: not a terminal, so Markdown rows with the whole names and details, no box drawing."""
+    rows = json.loads(eaglelint("support", TREE, "--output-format", "json").stdout)
+    piped = eaglelint("support", TREE)
+    assert piped.returncode == 0
+    lines = piped.stdout.splitlines()
+    assert lines[0] == "| file | class | pack | status | detail |" and len(lines) == len(rows) + 2
+    for row, line in zip(rows, lines[2:], strict=True):
+        assert line.startswith(f"| `{row['path']}` | `{row['class']}` | {row['pack']} | {row['status']} | ")
+    assert "…" not in piped.stdout and "┃" not in piped.stdout
+
+
+def test_on_a_narrow_terminal_the_table_wraps_long_names_instead_of_cutting_them():
+    env = {**os.environ, "TTY_COMPATIBLE": "1", "COLUMNS": "90"}
+    table = subprocess.run([sys.executable, "-m", "eaglelint", "support", TREE, "--output-format", "table"],
+                           capture_output=True, text=True, env=env)
+    assert table.returncode == 0 and "┃" in table.stdout and "…" not in table.stdout
+    first_column = "".join(line.split("│")[1].strip() for line in table.stdout.splitlines() if line.startswith("│"))
+    rows = json.loads(eaglelint("support", TREE, "--output-format", "json").stdout)
+    assert first_column == "".join(r["path"] for r in rows)
 
 
 def test_bad_pack_is_a_usage_error():

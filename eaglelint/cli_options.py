@@ -158,7 +158,7 @@ COMMON = [
     click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
                  callback=lambda ctx, param, value: value or default_jobs(),
                  help="Processes that summarise files on a cold run (0: one per CPU, at most 8); see "
-                      "README's Speed section."),
+                      "docs/speed.md."),
     click.option("--dependents/--no-dependents", default=None,
                  help="Given files, also check wrappers in other files of the same models folder whose "
                       "wrapped class or bases live in them (default: on)."),

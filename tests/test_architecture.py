@@ -1,6 +1,6 @@
 """The package's shape, kept by a test: layers import one way, no cycles, no borrowed private names.
 
-Why a test: the module map in README's "Architecture" section is only true while
+Why a test: the module map in docs/architecture.md is only true while
 nothing imports against it; a late import or a private helper borrowed from another
 module is how the flat package grew its cycles (checker -> isolation -> wrapper_rules
 -> checker; fix <-> vllm_fix through `_find_class`).

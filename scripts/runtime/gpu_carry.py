@@ -1,6 +1,6 @@
-"""The packages the GPU run carries to the lent H200, as one compressed archive that fits one device call.
+"""The packages the GPU run carries to the GPU machine, as one compressed archive that fits one copy.
 
-Why one archive: a device call carries at most 64 MiB (tracked tree, untracked
+Why one archive: the copy to the GPU machine holds at most 64 MiB (tracked tree, untracked
 files that git does not ignore, and the carried paths together), and a machine
 goes back 30 s after a call, so a second call cannot rely on the first one's
 unpacked wheels. The packages the image lacks (pins/gpu-sglang-0.5.17.txt) are
@@ -31,9 +31,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 PINS = HERE / "pins" / "gpu-sglang-0.5.17.txt"
-CARRY = ".gpu-carry"  # ignored by .gitignore; name it in the device call's carry
+CARRY = ".gpu-carry"  # ignored by .gitignore; copied to the GPU machine with the tree
 ARCHIVE, MANIFEST = "site.tar.xz", "manifest.json"
-LIMIT = 64 * 1024 * 1024  # what one device call may carry
+LIMIT = 64 * 1024 * 1024  # what one copy to the GPU machine may hold
 # The image's CPython 3.12 on x86-64 (KINDS.md: Python 3.12.3); pip matches each manylinux tag exactly.
 PLATFORM = ["--only-binary=:all:", "--python-version", "3.12", "--implementation", "cp",
             *(arg for tag in ("manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux_2_27_x86_64",
@@ -131,7 +131,7 @@ def _git_files(repo: Path, *args: str) -> list[str]:
 
 
 def travel_bytes(repo: Path = REPO, carry: tuple[str, ...] = (CARRY,)) -> dict[str, int]:
-    """Bytes a device call sends: tracked files, untracked files git does not ignore, shared/, carried paths.
+    """Bytes copied to the GPU machine: tracked files, untracked files git does not ignore, shared/, carried paths.
 
     Each file counts once (shared/ is often untracked too); a link counts as a link, as it travels.
     """

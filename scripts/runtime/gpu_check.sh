@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The GPU proof in one device call: unpack the carried packages, then the unfixed, fixed and
+# The GPU proof in one run: unpack the carried packages, then the unfixed, fixed and
 # broken-fix engines (scripts/runtime/gpu_eagle3_kimi_k25.py), then the verdict. Everything ends
 # inside BUDGET_S (default 480 s, unpacking included); each engine has its own timeout inside it.
 #
 # Here, once:   python3 scripts/runtime/gpu_carry.py build      (writes .gpu-carry/, about 55 MiB)
-# Device call:  run(command="bash scripts/runtime/gpu_check.sh", carry=[".gpu-carry"], timeout_s=560)
+# Run from the checkout's root, with .gpu-carry/ in it, under a 560 s limit:  bash scripts/runtime/gpu_check.sh
 #
 # Writes $OUT/gpu_check.log (this whole output), $OUT/verdict.json and $OUT/engine-{fixed,broken,
 # unfixed}.log; exits 0 when the verdict is PASS. Where OUT is unset (by hand) it writes ./gpu-check-out/.

@@ -18,7 +18,7 @@ draft's Python forward runs at every step).
     python scripts/runtime/gpu_eagle3_kimi_k25.py WORK [--out DIR] [--budget S] [--prepare-only]
 
 Writes OUT/verdict.json and OUT/engine-<name>.log; exit 0 when the verdict holds.
-Run on a lent GPU through scripts/runtime/gpu_check.sh.
+Run on a GPU machine through scripts/runtime/gpu_check.sh.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def prepare(work: Path, eaglelint_python: str) -> dict:
 
 def _end_session(pid: int, exit_code: int | None = None) -> None:
     """Kill the engine's whole session; with `exit_code`, exit too (a SIGTERM from the shell's timeout: the
-    session, started with setsid, would otherwise outlive this process and the device call)."""
+    session, started with setsid, would otherwise outlive this process and the GPU run)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
     if exit_code is not None:

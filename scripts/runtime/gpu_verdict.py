@@ -1,7 +1,7 @@
 """The GPU run's verdict, from the three engines' logs: what must hold for the fix to count as proven.
 
 Why a module of its own, standard library only: the verdict is the part that
-must be right the first time a GPU is lent, so it is tested on CPU against
+must be right the first time it runs on a GPU, so it is tested on CPU against
 written logs of every outcome (tests/runtime/test_gpu_verdict.py), and the GPU
 script imports it unchanged.
 

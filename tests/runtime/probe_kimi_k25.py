@@ -117,7 +117,7 @@ def start_worker_0_5_17(args, draft: bool = False):
         try:
             worker.draft_worker.alloc_memory_pool(memory_pool_config=worker.model_runner.memory_pool_config,
                                                   req_to_token_pool=pool, token_to_kv_pool_allocator=allocator)
-        except standins.KernelUnavailable as exc:  # the draft's MHA pool warms up with a kernel: README says which
+        except standins.KernelUnavailable as exc:  # the draft's MHA pool warms up with a kernel (docs/runtime.md)
             worker.draft_pool_error = str(exc)
             # the rest of EagleDraftWorker.alloc_memory_pool, in its order: SGLang's own head/embedding set-up
             worker.draft_worker.draft_worker.init_token_map()

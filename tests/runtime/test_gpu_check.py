@@ -1,4 +1,4 @@
-"""The one-call GPU check on CPU: what a device call would carry, and how each engine run is launched and ended.
+"""The one-call GPU check on CPU: what the copy to the GPU machine holds, and how each engine run is launched and ended.
 
 The engine launcher is run here on a stand-in `sglang` package (written below)
 that behaves as SGLang does where it matters to the launcher: the engine runs
@@ -91,7 +91,7 @@ def test_launch_ends_a_hung_engine_and_its_spawned_scheduler_at_the_timeout(tmp_
 
 def test_a_sigterm_to_the_launcher_ends_the_engines_session_too(tmp_path):
     """What the shell's `timeout` in gpu_check.sh sends: the engine runs in a session of its own (setsid),
-    which a device call would leave running, so the launcher must end it before it exits."""
+    which the GPU run would leave running, so the launcher must end it before it exits."""
     code = (f"import sys; sys.path.insert(0, {str(RUNTIME_SCRIPTS)!r}); import gpu_eagle3_kimi_k25 as g; "
             f"from pathlib import Path; g.launch(Path({str(fake_tree(tmp_path / 'tree'))!r}), 't', 'd', 120, "
             f"Path({str(tmp_path / 'engine.log')!r}))")
@@ -149,7 +149,7 @@ def test_travel_counts_tracked_untracked_shared_and_carried_files_but_not_ignore
 @pytest.mark.runtime
 @pytest.mark.slow
 def test_the_carry_for_one_gpu_call_fits_64_mib_with_the_tree_and_unpacks_what_the_run_imports(tmp_path):
-    """Builds .gpu-carry/ as a person would before the device call (downloads once, then cached)."""
+    """Builds .gpu-carry/ as a person would before the GPU run (downloads once, then cached)."""
     carry = gpu_carry.build()
     manifest = json.loads((carry / gpu_carry.MANIFEST).read_text())
     assert manifest["packages"] == gpu_carry.pins() and manifest["digest"] == gpu_carry.digest()

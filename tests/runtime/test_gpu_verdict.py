@@ -1,4 +1,4 @@
-"""The GPU run's verdict and its draft-input probe, on CPU: every outcome the one device call can have.
+"""The GPU run's verdict and its draft-input probe, on CPU: every outcome the one GPU run can have.
 
 The logs below are written by hand in the shapes the engine child and SGLang
 print (the result line, the probe's markers, SGLang's AttributeError), not

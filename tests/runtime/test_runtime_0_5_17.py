@@ -91,7 +91,7 @@ def test_0_5_17_eagle_worker_takes_the_drafts_embedding_from_the_target_through_
     assert [c["caller"] for c in calls(fixed, "set_embed")] == [init_lm_head]
     # the draft now reads the target's own embedding tensor; an EAGLE-3 draft keeps its lm_head
     assert draft["embed_is_targets"] is True and draft["head_is_targets"] is False
-    # what stops the draft worker on CPU (README): its MHA KV pool warms up with sgl_kernel's CPU kernel
+    # what stops the draft worker on CPU (docs/runtime.md): its MHA KV pool warms up with sgl_kernel's CPU kernel
     assert "copy_all_layer_kv_cache_cpu" in draft["pool_error"]
 
 

@@ -115,7 +115,7 @@ def test_gpu_script_checkpoints_and_trees_build_in_sglang_on_cpu(prepared_0_5_23
 def _gpu_and_sglang() -> str | None:
     """Why the engine test cannot run in this interpreter, or None when it can."""
     if importlib.util.find_spec("torch") is None or importlib.util.find_spec("sglang") is None:
-        return "needs torch and sglang installed in the interpreter running pytest (see README, GPU run)"
+        return "needs torch and sglang installed in the interpreter running pytest (see docs/runtime.md, GPU run)"
     import torch
 
     return None if torch.cuda.is_available() else "needs a CUDA GPU"

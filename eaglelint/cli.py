@@ -16,12 +16,20 @@ import click
 from . import __version__
 from .baseline import write as write_baseline_file
 from .cache_commands import clean_cmd
-from .cli_options import UsageProblem, common, make_project, run_lint, settings_finder, target_paths
+from .cli_options import UsageProblem, common, make_project, relinter, run_lint, settings_finder, target_paths
 from .config import ConfigError
 from .findings import display_path
 from .fix.delegation import STYLES
 from .fix.noqa import DEFAULT_REASON, add_noqa_comments
-from .fix.run import plan, plural, print_fix_commands, print_fixed, print_left, write_plan
+from .fix.run import (
+    fix_until_stable,
+    plan,
+    plural,
+    print_fix_commands,
+    print_fixed,
+    print_left,
+    print_not_converged,
+)
 from .info_commands import interfaces_cmd, rule_cmd, rules_cmd
 from .output.formats import FORMATS, open_output, write_report
 from .output.report import progress_bar, wants_progress
@@ -116,10 +124,10 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
         sys.exit(1 if failed else 0)
     if apply_fixes:
         console = rich_console(stderr=output_format != "text" or bool(output_file))
-        written = write_plan(plan(result, project, targets), console, list(paths))
-        print_fixed(console, written, show_fixes)
-        project = make_project(opts)
-        result = run_lint(targets, finder, project, jobs=opts["jobs"])
+        done = fix_until_stable(result, project, relinter(targets, finder, opts), targets, console, list(paths))
+        print_fixed(console, done.written, show_fixes, done.passes)
+        print_not_converged(console, done)
+        result, project = done.result, done.project
     # SARIF carries each result's fix: what `fix --write` would write now (never written here)
     fix_plan = plan(result, project, targets) if output_format == "sarif" and not statistics else None
     with open_output(output_file) as out:
@@ -159,9 +167,9 @@ def fix(write, show_diff, show_fixes, style, paths, **opts):
     targets = target_paths(paths)
     project = make_project(opts)
     result = run_lint(targets, finder, project, jobs=opts["jobs"])
-    fix_plan = plan(result, project, targets)
     console = rich_console(stderr=not write)
     if not write:
+        fix_plan = plan(result, project, targets)
         for file_fix in fix_plan.files:
             sys.stdout.write(file_fix.diff(display_path(file_fix.path)))
         methods = sum(len(f.added) for f in fix_plan.files)
@@ -169,13 +177,12 @@ def fix(write, show_diff, show_fixes, style, paths, **opts):
                       f"{'s' if len(fix_plan.files) != 1 else ''}; run with --write to apply.", highlight=False)
         print_left(console, fix_plan.left)
         sys.exit(1 if fix_plan.files else 0)
-    print_fixed(console, write_plan(fix_plan, console, list(paths)), show_fixes)
-    remaining = run_lint(targets, finder, make_project(opts), jobs=opts["jobs"])
-    still = {(f.path, f.class_name, f.code, f.method) for f in remaining.findings}
-    left = [(f, why) for f, why in fix_plan.left if (f.path, f.class_name, f.code, f.method) in still]
-    print_left(console, left)
-    print_fix_commands(console, [f for f, _ in left if f.included_because])  # dependents, not given
-    sys.exit(1 if remaining.failing else 0)
+    done = fix_until_stable(result, project, relinter(targets, finder, opts), targets, console, list(paths))
+    print_fixed(console, done.written, show_fixes, done.passes)
+    print_left(console, done.left)
+    print_fix_commands(console, [f for f, _ in done.left if f.included_because])  # dependents, not given
+    print_not_converged(console, done)
+    sys.exit(1 if done.result.failing or not done.converged else 0)
 
 
 

@@ -8,6 +8,7 @@ traceback.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -123,6 +124,15 @@ def run_lint(paths: list[Path], finder: SettingsFinder, project: Project, progre
         raise UsageProblem("nothing to check: " + "; ".join(f"{display_path(f.path)}: {f.message}"
                                                             for f in result.findings))
     return result
+
+
+def relinter(paths: list[Path], finder: SettingsFinder, opts: dict) -> Callable[[], tuple[LintResult, Project]]:
+    """A fresh run of the same paths and settings, as a fix repeats it after writing."""
+    def again() -> tuple[LintResult, Project]:
+        project = make_project(opts)
+        return run_lint(paths, finder, project, jobs=opts["jobs"]), project
+
+    return again
 
 
 COMMON = [

@@ -9,6 +9,12 @@ fix, in a form that works with only pre-commit installed. Without `--files`,
 `pre-commit run` takes the staged files only: after a rejected `git commit -a`
 nothing is staged, and the hook would say "no files to check".
 
+Why a write repeats: a fix can make the next one possible. A wrapper whose held model
+is itself a wrapper (Qwen3-Omni holding a Qwen3-VL thinker) lacks a member only once
+the held one has it, so its finding appears after the held class is fixed. As ruff
+does, `fix --write` and `check --fix` plan again on what they wrote until a pass
+writes nothing, at most MAX_PASSES times, and say so if that bound is reached.
+
 Every fix eaglelint writes is safe in ruff's sense: it only adds a member the
 wrapper lacks (delegating to the wrapped model, raising a clear error where it
 cannot) or, for vLLM, a marker base; no existing line changes meaning. So there is
@@ -17,7 +23,10 @@ no `--unsafe-fixes`.
 
 from __future__ import annotations
 
+import os
 import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +39,21 @@ if TYPE_CHECKING:  # fixing loads the fixer and rich; a check that only reports 
     from rich.console import Console
 
 PRE_COMMIT_HOOK = "eaglelint-fix"
+MAX_PASSES = 100  # ruff's bound on fix iterations
+
+
+@dataclass
+class FixRun:
+    """What `fix --write` did: every file it wrote (a file once per pass that wrote it), the
+    run that found nothing more to write (its findings are what is left), that run's plan
+    of what stays unfixed, the passes that wrote something, and whether it settled."""
+
+    result: LintResult
+    project: Project
+    written: list[FileFix] = field(default_factory=list)
+    left: list[tuple[Finding, str]] = field(default_factory=list)
+    passes: int = 0
+    converged: bool = True
 
 
 def plan(result: LintResult, project: Project, roots) -> FixPlan:
@@ -63,18 +87,64 @@ def write_plan(fix_plan: FixPlan, console: Console, named: list[Path]) -> list[F
     return written
 
 
+def fix_until_stable(result: LintResult, project: Project, relint: Callable[[], tuple[LintResult, Project]],
+                     roots: list[Path], console: Console, named: list[Path], max_passes: int | None = None) -> FixRun:
+    """Write the fixes `result` carries, check again and write what that finds, until a pass
+    writes nothing. A file that could not be written is named once and not tried again (it
+    would fail the same way); what it would have fixed stays among the findings. After
+    `max_passes` (MAX_PASSES) passes that each wrote something, it stops unsettled."""
+    bound = MAX_PASSES if max_passes is None else max_passes
+    run = FixRun(result=result, project=project)
+    refused: set[Path] = set()
+    while True:
+        fix_plan = plan(run.result, run.project, roots)
+        todo = [f for f in fix_plan.files if f.path not in refused]
+        run.left = fix_plan.left
+        if not todo:
+            return run
+        if run.passes == bound:
+            run.converged = False
+            return run
+        done = write_plan(FixPlan(todo), console, named)
+        refused.update(f.path for f in todo if all(f is not d for d in done))
+        if not done:
+            return run
+        run.written += done
+        run.passes += 1
+        run.result, run.project = relint()
+
+
+def print_not_converged(console: Console, run: FixRun) -> None:
+    if not run.converged:
+        console.print(f"Failed to converge after {plural(run.passes, 'pass')}: each pass found more to fix. "
+                      "What was written parses; this is a bug in eaglelint, please report it with the files.",
+                      highlight=False, markup=False)
+
+
 def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
+    return f"{n} {word}{'es' if word.endswith('s') else 's'}" if n != 1 else f"{n} {word}"
 
 
-def print_fixed(console: Console, written: list[FileFix], show: bool) -> None:
-    """`Added N methods in M files.`, and with --show-fixes what was added where."""
-    methods = sum(len(f.added) for f in written)
-    console.print(f"Added {plural(methods, 'method')} in {plural(len(written), 'file')}.", highlight=False)
+def added_by_file(written: list[FileFix]) -> dict[Path, list[tuple[str, str]]]:
+    """Each file written and the (class, member) pairs added to it, each pair once: a file
+    written by several passes is one file, a member counted once."""
+    out: dict[Path, dict[tuple[str, str], None]] = {}
+    for file_fix in written:
+        out.setdefault(Path(os.path.abspath(file_fix.path)), {}).update(dict.fromkeys(file_fix.added))
+    return {path: list(added) for path, added in out.items()}
+
+
+def print_fixed(console: Console, written: list[FileFix], show: bool, passes: int = 1) -> None:
+    """`Added N methods in M files.` (and in how many passes, when a fix led to another), and
+    with --show-fixes what was added where."""
+    by_file = added_by_file(written)
+    methods = sum(len(added) for added in by_file.values())
+    repeated = f", in {passes} passes" if passes > 1 else ""
+    console.print(f"Added {plural(methods, 'method')} in {plural(len(by_file), 'file')}{repeated}.", highlight=False)
     if show:
-        for file_fix in written:
-            added = ", ".join(f"{cls}.{member}" for cls, member in file_fix.added)
-            console.print(f"  {display_path(file_fix.path)}: {added}", highlight=False)
+        for path, pairs in by_file.items():
+            added = ", ".join(f"{cls}.{member}" for cls, member in pairs)
+            console.print(f"  {display_path(path)}: {added}", highlight=False)
 
 
 def print_left(console: Console, left: list[tuple[Finding, str]]) -> None:

@@ -91,11 +91,11 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
     """Report wrapper classes that lack interface methods their wrapped model has.
 
     PATH is a file or a folder (searched for *.py). With no PATH, this checkout's
-    models folder (python/sglang/srt/models, sglang/srt/models, or srt/models from
-    here up) is checked, else that of the installed sglang package (found, never
-    imported); the tree checked is named on stderr. Given files (as pre-commit passes
-    them), wrappers in other files of the same models folder that depend on them are
-    checked too, each with the reason.
+    models folder (python/sglang/srt/models, sglang/srt/models, or srt/models here, or
+    in a folder above up to the git work tree's root) is checked, else that of the
+    installed sglang package (found, never imported); the tree checked is named on
+    stderr. Given files (as pre-commit passes them), wrappers in other files of the
+    same models folder that depend on them are checked too, each with the reason.
 
     \b
     Examples:

@@ -117,14 +117,15 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
         click.echo(f"Wrote {plural(count, 'finding')} to the baseline {baseline}.", err=True)
         sys.exit(0)
     if add_noqa:
-        added, files, failed = add_noqa_comments(result.findings, targets, noqa_reason.strip())
+        added, files, failed = add_noqa_comments(result.findings, targets, noqa_reason.strip(), opts["allow_fetched"])
         for problem in failed:
             click.echo(problem, err=True)
         click.echo(f"Added {plural(added, 'noqa directive')} in {plural(files, 'file')}.")
         sys.exit(1 if failed else 0)
     if apply_fixes:
         console = rich_console(stderr=output_format != "text" or bool(output_file))
-        done = fix_until_stable(result, project, relinter(targets, finder, opts), targets, console, list(paths))
+        done = fix_until_stable(result, project, relinter(targets, finder, opts), targets, console, list(paths),
+                                allow_fetched=opts["allow_fetched"])
         print_fixed(console, done.written, show_fixes, done.passes)
         print_not_converged(console, done)
         result, project = done.result, done.project
@@ -177,7 +178,8 @@ def fix(write, show_diff, show_fixes, style, paths, **opts):
                       f"{'s' if len(fix_plan.files) != 1 else ''}; run with --write to apply.", highlight=False)
         print_left(console, fix_plan.left)
         sys.exit(1 if fix_plan.files else 0)
-    done = fix_until_stable(result, project, relinter(targets, finder, opts), targets, console, list(paths))
+    done = fix_until_stable(result, project, relinter(targets, finder, opts), targets, console, list(paths),
+                            allow_fetched=opts["allow_fetched"])
     print_fixed(console, done.written, show_fixes, done.passes)
     print_left(console, done.left)
     print_fix_commands(console, [f for f, _ in done.left if f.included_because])  # dependents, not given

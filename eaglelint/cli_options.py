@@ -27,6 +27,7 @@ from .config import (
     split_flag,
 )
 from .findings import INTERNAL_ERROR, display_path
+from .fix.write_targets import ALLOW_FETCHED
 from .lint import LintResult, SettingsFinder, lint
 
 
@@ -185,6 +186,9 @@ COMMON = [
                  callback=lambda ctx, param, value: value or default_jobs(),
                  help="Processes that summarise files on a cold run (0: one per CPU, at most 8); see "
                       "README's Speed section."),
+    click.option(ALLOW_FETCHED, "allow_fetched", is_flag=True,
+                 help="Let --write, --fix and --add-noqa write into a release tree fetched by "
+                      "scripts/fetch_sglang.py (refused otherwise: the tests read it as released)."),
     click.option("--dependents/--no-dependents", default=None,
                  help="Given files, also check wrappers in other files of the same models folder whose "
                       "wrapped class or bases live in them (default: on)."),

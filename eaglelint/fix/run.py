@@ -34,12 +34,14 @@ from ..analysis.project import Project
 from ..findings import Finding, display_path
 from ..lint import LintResult
 from .edits import FileFix, FixPlan
+from .write_targets import fetched_refusal, fetched_tree
 
 if TYPE_CHECKING:  # fixing loads the fixer and rich; a check that only reports loads neither
     from rich.console import Console
 
 PRE_COMMIT_HOOK = "eaglelint-fix"
 MAX_PASSES = 100  # ruff's bound on fix iterations
+CHECKOUT_MODELS = "python/sglang/srt/models"  # the models folder in SGLang's repository
 
 
 @dataclass
@@ -71,24 +73,33 @@ def plan(result: LintResult, project: Project, roots) -> FixPlan:
     return out
 
 
-def write_plan(fix_plan: FixPlan, console: Console, named: list[Path]) -> list[FileFix]:
+def write_plan(fix_plan: FixPlan, console: Console, named: list[Path], allow_fetched: bool = False) -> list[FileFix]:
     """Write every file of the plan; a file that cannot be written is named, the rest go on.
-    `named` are the paths the user gave: an installed tree none of them names is not written."""
+    `named` are the paths the user gave: an installed tree none of them names is not written,
+    nor a fetched release tree unless `allow_fetched`."""
     from .edits import FixError
     from .plan import write_fix
 
     written = []
+    refused: dict[str, list[FileFix]] = {}  # the files of a fetched release: one line for them all
     for file_fix in fix_plan.files:
+        refusal = None if allow_fetched else fetched_refusal(file_fix.path)
+        if refusal:
+            refused.setdefault(refusal, []).append(file_fix)
+            continue
         try:
-            write_fix(file_fix, named)
+            write_fix(file_fix, named, allow_fetched)
             written.append(file_fix)
         except FixError as exc:
             console.print(f"[red]not written[/] {display_path(file_fix.path)}: {exc}", highlight=False)
+    for refusal, files in refused.items():
+        console.print(f"[red]not written[/] {plural(len(files), 'file')}: {refusal}", highlight=False)
     return written
 
 
 def fix_until_stable(result: LintResult, project: Project, relint: Callable[[], tuple[LintResult, Project]],
-                     roots: list[Path], console: Console, named: list[Path], max_passes: int | None = None) -> FixRun:
+                     roots: list[Path], console: Console, named: list[Path], max_passes: int | None = None,
+                     allow_fetched: bool = False) -> FixRun:
     """Write the fixes `result` carries, check again and write what that finds, until a pass
     writes nothing. A file that could not be written is named once and not tried again (it
     would fail the same way); what it would have fixed stays among the findings. After
@@ -105,7 +116,7 @@ def fix_until_stable(result: LintResult, project: Project, relint: Callable[[], 
         if run.passes == bound:
             run.converged = False
             return run
-        done = write_plan(FixPlan(todo), console, named)
+        done = write_plan(FixPlan(todo), console, named, allow_fetched)
         refused.update(f.path for f in todo if all(f is not d for d in done))
         if not done:
             return run
@@ -158,8 +169,9 @@ def print_left(console: Console, left: list[tuple[Finding, str]]) -> None:
 
 def fix_commands(findings: list[Finding]) -> list[str]:
     """The commands that fix these findings: the CLI's, and pre-commit's for a fork that
-    has only the hook; empty when none is fixable."""
-    files = list(dict.fromkeys(display_path(f.path) for f in findings if f.fixable))
+    has only the hook; empty when none is fixable. Files of a fetched release are left
+    out: fix refuses them (fix/write_targets.py)."""
+    files = list(dict.fromkeys(display_path(f.path) for f in findings if f.fixable and fetched_tree(f.path) is None))
     if not files:
         return []
     named = " ".join(shlex.quote(p) for p in files)
@@ -168,14 +180,23 @@ def fix_commands(findings: list[Finding]) -> list[str]:
 
 
 def fix_command_lines(findings: list[Finding]) -> list[str]:
-    """What a report prints after its findings: how to fix them (nothing when none is fixable)."""
+    """What a report prints after its findings: how to fix them (nothing when none is
+    fixable); for a fetched release, what to do next with one's own code instead."""
+    lines = []
     commands = fix_commands(findings)
-    if not commands:
-        return []
-    cli, hook = commands
-    return ["Fix them with:", f"  {cli}",
-            "or, with only pre-commit (the files must be named with --files, or staged with `git add`: "
-            "without --files, pre-commit takes the staged files only):", f"  {hook}"]
+    if commands:
+        cli, hook = commands
+        lines += ["Fix them with:", f"  {cli}",
+                  "or, with only pre-commit (the files must be named with --files, or staged with `git add`: "
+                  "without --files, pre-commit takes the staged files only):", f"  {hook}"]
+    fetched = sorted({str(t) for f in findings if f.fixable and (t := fetched_tree(f.path)) is not None})
+    if fetched:
+        lines += [f"{', '.join(fetched)}: a release fetched for the demo and the tests; fix leaves it as "
+                  "released. Next, in your own SGLang checkout or fork:",
+                  f"  eaglelint check {CHECKOUT_MODELS}",
+                  f"  eaglelint fix --write {CHECKOUT_MODELS}",
+                  "and add the `eaglelint` pre-commit hook (README: \"Use in an SGLang fork\")."]
+    return lines
 
 
 def print_fix_commands(console: Console, findings: list[Finding]) -> None:

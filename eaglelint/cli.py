@@ -15,7 +15,7 @@ import click
 
 from . import __version__
 from .cache_commands import clean_cmd
-from .cli_options import UsageProblem, common, make_project, run_lint, settings_finder, target_paths
+from .cli_options import UsageProblem, common, make_project, relinter, run_lint, settings_finder, target_paths
 from .config import ConfigError
 from .findings import display_path
 from .fix.styles import STYLES
@@ -81,11 +81,11 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
     """Report wrapper classes that lack interface methods their wrapped model has.
 
     PATH is a file or a folder (searched for *.py). With no PATH, this checkout's
-    models folder (python/sglang/srt/models, sglang/srt/models, or srt/models from
-    here up) is checked, else that of the installed sglang package (found, never
-    imported); the tree checked is named on stderr. Given files (as pre-commit passes
-    them), wrappers in other files of the same models folder that depend on them are
-    checked too, each with the reason.
+    models folder (python/sglang/srt/models, sglang/srt/models, or srt/models here, or
+    in a folder above up to the git work tree's root) is checked, else that of the
+    installed sglang package (found, never imported); the tree checked is named on
+    stderr. Given files (as pre-commit passes them), wrappers in other files of the
+    same models folder that depend on them are checked too, each with the reason.
 
     \b
     Examples:
@@ -98,7 +98,7 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
     if write_baseline:  # the fixer, the baseline writer and SARIF's fixes load only where a run uses them
         from .baseline import write as write_baseline_file
     if apply_fixes or add_noqa or write_baseline or output_format == "sarif":
-        from .fix.run import plan, plural, print_fixed, write_plan
+        from .fix.run import fix_until_stable, plan, plural, print_fixed, print_not_converged
     if write_baseline and not baseline.exists():
         write_baseline_file(baseline, [])  # the config may name it too: an empty one holds nothing yet
     finder = settings_finder(opts, report_unused_suppressions=report_unused_suppressions, baseline=baseline)
@@ -114,17 +114,18 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
         from .fix.noqa import DEFAULT_REASON, add_noqa_comments
 
         reason = DEFAULT_REASON if noqa_reason is None else noqa_reason.strip()
-        added, files, failed = add_noqa_comments(result.findings, targets, reason)
+        added, files, failed = add_noqa_comments(result.findings, targets, reason, opts["allow_fetched"])
         for problem in failed:
             click.echo(problem, err=True)
         click.echo(f"Added {plural(added, 'noqa directive')} in {plural(files, 'file')}.")
         sys.exit(1 if failed else 0)
     if apply_fixes:
         console = rich_console(stderr=output_format != "text" or bool(output_file))
-        written = write_plan(plan(result, project, targets), console, list(paths))
-        print_fixed(console, written, show_fixes)
-        project = make_project(opts)
-        result = run_lint(targets, finder, project, jobs=opts["jobs"])
+        done = fix_until_stable(result, project, relinter(targets, finder, opts), targets, console, list(paths),
+                                allow_fetched=opts["allow_fetched"])
+        print_fixed(console, done.written, show_fixes, done.passes)
+        print_not_converged(console, done)
+        result, project = done.result, done.project
     # SARIF carries each result's fix: what `fix --write` would write now (never written here)
     fix_plan = plan(result, project, targets) if output_format == "sarif" and not statistics else None
     with open_output(output_file) as out:
@@ -160,14 +161,14 @@ def fix(write, show_diff, show_fixes, style, paths, **opts):
     """
     if write and show_diff:
         raise UsageProblem("--write and --diff exclude each other")
-    from .fix.run import plan, print_fix_commands, print_fixed, print_left, write_plan
+    from .fix.run import fix_until_stable, plan, print_fix_commands, print_fixed, print_left, print_not_converged
     finder = settings_finder(opts, style=style)
     targets = target_paths(paths)
     project = make_project(opts)
     result = run_lint(targets, finder, project, jobs=opts["jobs"])
-    fix_plan = plan(result, project, targets)
     console = rich_console(stderr=not write)
     if not write:
+        fix_plan = plan(result, project, targets)
         for file_fix in fix_plan.files:
             sys.stdout.write(file_fix.diff(display_path(file_fix.path)))
         methods = sum(len(f.added) for f in fix_plan.files)
@@ -175,13 +176,13 @@ def fix(write, show_diff, show_fixes, style, paths, **opts):
                       f"{'s' if len(fix_plan.files) != 1 else ''}; run with --write to apply.", highlight=False)
         print_left(console, fix_plan.left)
         sys.exit(1 if fix_plan.files else 0)
-    print_fixed(console, write_plan(fix_plan, console, list(paths)), show_fixes)
-    remaining = run_lint(targets, finder, make_project(opts), jobs=opts["jobs"])
-    still = {(f.path, f.class_name, f.code, f.method) for f in remaining.findings}
-    left = [(f, why) for f, why in fix_plan.left if (f.path, f.class_name, f.code, f.method) in still]
-    print_left(console, left)
-    print_fix_commands(console, [f for f, _ in left if f.included_because])  # dependents, not given
-    sys.exit(1 if remaining.failing else 0)
+    done = fix_until_stable(result, project, relinter(targets, finder, opts), targets, console, list(paths),
+                            allow_fetched=opts["allow_fetched"])
+    print_fixed(console, done.written, show_fixes, done.passes)
+    print_left(console, done.left)
+    print_fix_commands(console, [f for f, _ in done.left if f.included_because])  # dependents, not given
+    print_not_converged(console, done)
+    sys.exit(1 if done.result.failing or not done.converged else 0)
 
 
 

@@ -8,12 +8,14 @@ traceback.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from .analysis.cache import DEFAULT_MAX_SIZE, SummaryCache, default_cache_dir
-from .analysis.discover import checkout_models_dir, installed_models_dir
+from .analysis.discover import checkout_models_dir, git_work_tree, installed_models_dir
 from .analysis.project import Project
 from .config import (
     ConfigError,
@@ -25,6 +27,7 @@ from .config import (
     split_flag,
 )
 from .findings import INTERNAL_ERROR, display_path
+from .fix.write_targets import ALLOW_FETCHED
 from .lint import LintResult, SettingsFinder, lint
 
 
@@ -40,19 +43,34 @@ class ConfigProblem(click.ClickException):
 
 def target_paths(paths: tuple[Path, ...], installed: bool = False) -> list[Path]:
     """The given paths; with none, this checkout's models folder, and the installed sglang
-    package's only where `installed` (check reads it; fix must never write into it)."""
+    package's only where `installed` (check reads it; fix must never write into it). Which
+    folder was chosen, and why, is said on stderr."""
     if paths:
         return list(paths)
-    found, which = checkout_models_dir(), "the checkout in the working directory"
-    if found is None and installed:
-        found, which = installed_models_dir(), "the installed sglang package; no checkout found here"
-    if found is None:
-        looked = "the installed sglang package, " if installed else ""
+    here = Path(os.path.abspath(Path.cwd()))
+    top = git_work_tree(here)
+    looked = (f"the working directory and the folders above it up to its git work tree's root {top}" if top
+              else "the working directory only (it is in no git work tree, so no folder above it)")
+    checkout = checkout_models_dir(here)
+    if checkout is not None:
+        found = checkout.models
+        if found == here:
+            why = "the working directory is an SGLang models folder"
+        elif checkout.found_from == here:
+            why = "the SGLang models folder under the working directory"
+        elif checkout.found_from == found:
+            why = f"the SGLang models folder the working directory is in, inside the git work tree {top}"
+        else:
+            why = (f"the SGLang models folder of {checkout.found_from}, the nearest folder above the working "
+                   f"directory inside the git work tree {top}")
+    elif installed and (package := installed_models_dir()) is not None:
+        found, why = package, f"the installed sglang package; none in {looked}"
+    else:
+        nor = "; and no sglang package is installed" if installed else ""
         raise UsageProblem(
-            f"no PATH given and no SGLang models folder found (looked for {looked}python/sglang/srt/models, "
-            "sglang/srt/models or srt/models from the working directory up); "
-            "pass the folder or files, e.g. `eaglelint check sglang/srt/models`")
-    click.echo(f"eaglelint: no PATH given; checking {display_path(found)} ({which})", err=True)
+            "no PATH given and no SGLang models folder (python/sglang/srt/models, sglang/srt/models or "
+            f"srt/models) in {looked}{nor}; pass the folder or files, e.g. `eaglelint check sglang/srt/models`")
+    click.echo(f"eaglelint: no PATH given; checking {found} ({why})", err=True)
     return [found]
 
 
@@ -125,6 +143,15 @@ def run_lint(paths: list[Path], finder: SettingsFinder, project: Project, progre
     return result
 
 
+def relinter(paths: list[Path], finder: SettingsFinder, opts: dict) -> Callable[[], tuple[LintResult, Project]]:
+    """A fresh run of the same paths and settings, as a fix repeats it after writing."""
+    def again() -> tuple[LintResult, Project]:
+        project = make_project(opts)
+        return run_lint(paths, finder, project, jobs=opts["jobs"]), project
+
+    return again
+
+
 COMMON = [
     click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
     click.option("--config", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
@@ -159,6 +186,9 @@ COMMON = [
                  callback=lambda ctx, param, value: value or default_jobs(),
                  help="Processes that summarise files on a cold run (0: one per CPU, at most 8); see "
                       "docs/speed.md."),
+    click.option(ALLOW_FETCHED, "allow_fetched", is_flag=True,
+                 help="Let --write, --fix and --add-noqa write into a release tree fetched by "
+                      "scripts/fetch_sglang.py (refused otherwise: the tests read it as released)."),
     click.option("--dependents/--no-dependents", default=None,
                  help="Given files, also check wrappers in other files of the same models folder whose "
                       "wrapped class or bases live in them (default: on)."),

@@ -2,11 +2,19 @@
 
 Why a script of its own: the README's main job, the release tests and the
 benchmark all need the same cached trees.
+
+Each tree carries a marker at its root (eaglelint's FETCHED_MARKER) with the digest of
+its .py files as extracted. It does two things: `eaglelint fix --write` refuses to
+write into a tree that has one (fix/write_targets.py), and a tree whose files no longer
+match the digest (edited by hand, or by a fix run with --allow-fetched-release) is
+extracted again here, so the tests always read the release as released.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -14,6 +22,8 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+
+from eaglelint.fix.write_targets import FETCHED_MARKER
 
 # The 0.5.23 wheel is built per platform; ask for the one CI's Python can read.
 PLATFORM_ARGS = [
@@ -41,7 +51,7 @@ def fetch(package: str, version: str, prefixes: tuple[str, ...], extra_args: tup
     release at once each finish with a whole tree (the later rename wins).
     """
     root = cache_root() / f"{package}-{version}"
-    if _covers(root / ".complete", prefixes):
+    if _covers(root / ".complete", prefixes) and intact(root):
         return root
     wheels = cache_root() / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
@@ -57,9 +67,12 @@ def fetch(package: str, version: str, prefixes: tuple[str, ...], extra_args: tup
     try:
         with zipfile.ZipFile(found[0]) as zf:
             zf.extractall(tmp, [m for m in zf.namelist() if m.startswith(prefixes) and m.endswith(".py")])
+        (tmp / FETCHED_MARKER).write_text(json.dumps({
+            "package": package, "version": version, "wheel": found[0].name, "prefixes": list(prefixes),
+            "digest": tree_digest(tmp)}, indent=2) + "\n")
         (tmp / ".complete").write_text("".join(f"{p}\n" for p in prefixes))
         tmp.chmod(0o755)  # mkdtemp makes it private; the cache is read like any other folder
-        if _covers(root / ".complete", prefixes):
+        if _covers(root / ".complete", prefixes) and intact(root):
             return root  # another fetch finished first: keep the tree readers may be using
         old = Path(tempfile.mkdtemp(prefix=f".{root.name}.old.", dir=root.parent))
         with contextlib.suppress(FileNotFoundError):
@@ -76,6 +89,55 @@ def fetch(package: str, version: str, prefixes: tuple[str, ...], extra_args: tup
         for wheel in found:
             wheel.unlink(missing_ok=True)
     return root
+
+
+def _python_files(root: Path) -> list[tuple[str, tuple[int, int, int, int]]]:
+    """The tree's .py files (what eaglelint reads), bytecode caches left out, in a fixed
+    order: each path relative to `root`, with its size, mtime, ctime and inode."""
+    out = []
+
+    def scan(folder: str, prefix: str) -> None:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        scan(entry.path, f"{prefix}{entry.name}/")
+                elif entry.name.endswith(".py"):
+                    st = entry.stat(follow_symlinks=False)
+                    out.append((prefix + entry.name, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)))
+
+    scan(str(root), "")
+    return sorted(out)
+
+
+def tree_digest(root: Path) -> str:
+    """One digest of the names and bytes of every .py file under `root`."""
+    digest = hashlib.sha256()
+    for name, _ in _python_files(root):
+        raw = name.encode()
+        digest.update(len(raw).to_bytes(8, "little") + raw + hashlib.sha256((root / name).read_bytes()).digest())
+    return digest.hexdigest()
+
+
+_VERIFIED: dict[Path, list] = {}  # tree -> the status of its files when its digest last matched
+
+
+def intact(root: Path) -> bool:
+    """Whether the tree holds exactly the files its marker's digest was taken of. A tree
+    fetched before markers held a digest is not known to be intact. Within one process,
+    a tree whose files' status (size, mtime, ctime, inode) is unchanged since its digest
+    last matched is not read again: any write moves the ctime."""
+    try:
+        recorded = json.loads((root / FETCHED_MARKER).read_text())["digest"]
+        status = _python_files(root)
+        if _VERIFIED.get(root) == status:
+            return True
+        if tree_digest(root) != recorded:
+            return False
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    _VERIFIED[root] = status
+    return True
 
 
 def _covers(marker: Path, prefixes: tuple[str, ...]) -> bool:

@@ -205,11 +205,11 @@ def test_no_path_checks_and_fixes_this_checkout_never_the_installed_package(fork
     before = (installed / "sglang/srt/models" / WRAPPER).read_bytes()
     done = run("fix", "--write", cwd=fork, env=env)
     assert done.returncode == 0, done.stderr
-    assert str(LAYOUT) in done.stderr and "checkout" in done.stderr
+    assert str(fork / LAYOUT) in done.stderr
     assert "def get_embed_and_head(" in (fork / LAYOUT / WRAPPER).read_text()
     assert (installed / "sglang/srt/models" / WRAPPER).read_bytes() == before
     inside = run("check", cwd=fork / "python/sglang/srt", env=env)  # a folder inside the checkout
-    assert inside.returncode == 0 and "checkout" in inside.stderr
+    assert inside.returncode == 0 and str(fork / LAYOUT) in inside.stderr
 
 
 def test_no_path_outside_a_checkout_checks_the_installed_package_but_never_fixes_it(tmp_path, installed):
@@ -222,6 +222,38 @@ def test_no_path_outside_a_checkout_checks_the_installed_package_but_never_fixes
     refused = run("fix", "--write", cwd=tmp_path / "elsewhere", env=env)
     assert refused.returncode == 2 and "pass the folder" in refused.stderr
     assert (installed / "sglang/srt/models" / WRAPPER).read_bytes() == before
+
+
+def test_no_path_outside_a_git_work_tree_never_takes_a_sibling_folder(tmp_path, fork, installed):
+    """In ~/scratch, with ~/python/sglang/srt/models beside it and no git work tree: only the
+    working directory is looked at, so fix refuses (exit 2) and check takes the installed
+    package, each naming the folder it looked in."""
+    env = {"PYTHONPATH": f"{installed}:{REPO}"}
+    scratch = fork / "scratch"
+    scratch.mkdir()
+    before = (fork / LAYOUT / WRAPPER).read_bytes()
+    refused = run("fix", "--write", cwd=scratch, env=env)
+    assert refused.returncode == 2 and "working directory only" in refused.stderr
+    assert (fork / LAYOUT / WRAPPER).read_bytes() == before
+    checked = run("check", cwd=scratch, env=env)
+    assert f"checking {installed / 'sglang/srt/models'} " in checked.stderr
+    assert str(fork / LAYOUT) not in checked.stderr + checked.stdout
+
+
+def test_no_path_inside_a_git_work_tree_walks_up_to_its_root_and_no_further(tmp_path, fork):
+    """From a subfolder of a git work tree, its root's models folder is found, and the line
+    on stderr names the folder and the work tree; a models folder above the root is not."""
+    (fork / ".git").mkdir()
+    deep = fork / "docs" / "notes"
+    deep.mkdir(parents=True)
+    done = run("fix", "--write", cwd=deep)
+    assert done.returncode == 0, done.stderr
+    assert f"checking {fork / LAYOUT} " in done.stderr and f"git work tree {fork})" in done.stderr
+    assert "def get_embed_and_head(" in (fork / LAYOUT / WRAPPER).read_text()
+    nested = fork / "vendor" / "other"  # its own work tree, below a folder that has a models folder
+    (nested / ".git").mkdir(parents=True)
+    outside = run("fix", "--write", cwd=nested)
+    assert outside.returncode == 2 and str(nested) in outside.stderr
 
 
 def test_add_noqa_names_a_file_it_will_not_write_and_goes_on(fork):

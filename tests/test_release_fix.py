@@ -164,6 +164,24 @@ def test_0_5_23_whole_tree_fix_compiles_and_adds_no_undefined_names(tmp_path):
     assert os.listdir(models)  # sanity: the tree is still there
 
 
+@pytest.mark.parametrize("command", [("fix", "--write"), ("check", "--fix")])
+def test_0_5_9_one_fix_run_leaves_nothing_fixable(tmp_path, command):
+    """0.5.9's Qwen3OmniMoeForConditionalGeneration holds a Qwen3-VL thinker whose class
+    gets its owner members from the fix (qwen3_vl.py): only then does the Omni wrapper
+    lack them too (qwen3_omni_moe.py). One run writes both."""
+    models = copy_models("0.5.9", tmp_path)
+    omni = "Qwen3OmniMoeForConditionalGeneration"
+    before = [f for f in json.loads(eaglelint("check", "--output-format", "json", models).stdout) if f["fixable"]]
+    assert omni not in {f["class"] for f in before}
+    done = eaglelint(*command, models)
+    assert done.returncode == 1, done.stderr  # findings no fix can address stay (EGL020-022, EGL041)
+    assert "converge" not in done.stdout + done.stderr
+    after = json.loads(eaglelint("check", "--output-format", "json", models).stdout)
+    assert after and [f for f in after if f["fixable"]] == []
+    assert set(delegations(models / "qwen3_omni_moe.py", omni)) == {"set_eagle3_layers_to_capture",
+                                                                     "get_embed_and_head"}
+
+
 # wrappers that hold their language model under another attribute than language_model
 # (issue 11 point 1; read by hand in 0.5.23, see test_release_check.HELD_0_5_23)
 HELD = {"minicpmo.py": ("MiniCPMO", "llm"), "nvila.py": ("NVILAForConditionalGeneration", "llm"),

@@ -199,7 +199,9 @@ def version_folders(root: Path) -> list[Path]:
 
 
 def clean(root: Path) -> list[Path]:
-    """Remove every eaglelint cache folder under `root` (and `root`, if then empty): what was removed.
+    """Remove every eaglelint cache folder under `root`: what was removed. The cache tag goes
+    (and `root` with it) only when nothing else is left in `root`: the tag tells backup tools
+    that the whole folder is a cache, which stays true while anything else is kept there.
 
     Only `v-<tag>` folders and the cache tag are touched, so `--cache-dir` pointing at a
     folder that holds other things never loses them."""
@@ -209,10 +211,20 @@ def clean(root: Path) -> list[Path]:
     for folder in version_folders(root):
         shutil.rmtree(folder)
         removed.append(folder)
-    tag = root / CACHEDIR_TAG
-    if tag.is_file():
-        tag.unlink()
+    remove_if_only_tagged(root)
+    return removed
+
+
+def remove_if_only_tagged(root: Path) -> bool:
+    """Remove `root` when it holds nothing but the cache tag (or nothing): whether it did."""
+    try:
+        if any(entry.name != CACHEDIR_TAG for entry in os.scandir(root)):
+            return False
+    except OSError:
+        return False
+    with contextlib.suppress(FileNotFoundError):
+        (root / CACHEDIR_TAG).unlink()
     with contextlib.suppress(OSError):
         root.rmdir()
-        removed.append(root)
-    return removed
+        return True
+    return False

@@ -28,22 +28,40 @@ class Discovery:
 CHECKOUT_LAYOUTS = ("python/sglang/srt/models", "sglang/srt/models", "srt/models")
 
 
-def checkout_models_dir(cwd: Path | None = None) -> Path | None:
+@dataclass(frozen=True)
+class CheckoutModels:
+    """A models folder found with no PATH given: where, the folder it was found from (the
+    working directory or one above it), and the git work tree the walk stayed in (None
+    outside one: then only the working directory was looked at)."""
+
+    models: Path
+    found_from: Path
+    work_tree: Path | None
+
+
+def git_work_tree(folder: Path) -> Path | None:
+    """The root of the git work tree `folder` is in (the first folder up holding `.git`)."""
+    return next((f for f in (folder, *folder.parents) if (f / ".git").exists()), None)
+
+
+def checkout_models_dir(cwd: Path | None = None) -> CheckoutModels | None:
     """The models folder of the checkout the user stands in: `python/sglang/srt/models`
-    (SGLang's repository), `sglang/srt/models` or `srt/models` under the working directory
-    or a folder above it, or a `srt/models` folder the working directory is inside. The
-    walk stops at the enclosing git work tree's root."""
+    (SGLang's repository), `sglang/srt/models` or `srt/models` under the working directory,
+    or the working directory itself when it is an `srt/models` folder. Inside a git work
+    tree the folders above are looked at too, up to its root (and a `srt/models` folder
+    the working directory is deeper in); outside one, only the working directory: a
+    sibling folder of `~/scratch` is not "this checkout"."""
     here = Path(os.path.abspath(cwd or Path.cwd()))
-    for folder in (here, *here.parents):
-        if folder.name == "models" and folder.parent.name == "srt":
-            return folder
+    top = git_work_tree(here)
+    folders = [here] if top is None else [here, *(f for f in here.parents if f.is_relative_to(top))]
+    for folder in folders:
+        if folder.name == "models" and folder.parent.name == "srt" and (folder == here or top is not None):
+            return CheckoutModels(folder, folder, top)
         if folder.name == "srt" and (folder / "models").is_dir():
-            return folder / "models"
+            return CheckoutModels(folder / "models", folder, top)
         for layout in CHECKOUT_LAYOUTS:
             if (folder / layout).is_dir():
-                return folder / layout
-        if (folder / ".git").exists():
-            break
+                return CheckoutModels(folder / layout, folder, top)
     return None
 
 

@@ -23,9 +23,11 @@ from .edits import EditableFile, FileFix, FixError, NotFixable
 DEFAULT_REASON = "existing gap, recorded by eaglelint check --add-noqa"
 
 
-def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -> tuple[int, int, list[str]]:
+def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str,
+                      allow_fetched: bool = False) -> tuple[int, int, list[str]]:
     """(directives added, files written, why each file that could not be written was not);
-    one file that cannot be written does not stop the others."""
+    one file that cannot be written does not stop the others. Files are refused where
+    `fix --write` refuses them (fix/write_targets.py), `roots` being the paths named."""
     inside = [os.path.realpath(r) for r in roots]
     by_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
@@ -39,7 +41,7 @@ def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -
             failed.append(f"{display_path(path)}: is a symbolic link; eaglelint does not rewrite through links")
             continue
         try:
-            count = _add_to_file(Path(path), items, reason)
+            count = _add_to_file(Path(path), items, reason, roots, allow_fetched)
         except (NotFixable, FixError, SyntaxError) as exc:
             failed.append(f"{display_path(items[0].path)}: noqa comments not written: {exc}")
             continue
@@ -48,7 +50,7 @@ def add_noqa_comments(findings: list[Finding], roots: list[Path], reason: str) -
     return added, files, failed
 
 
-def _add_to_file(path: Path, findings: list[Finding], reason: str) -> int:
+def _add_to_file(path: Path, findings: list[Finding], reason: str, roots: list[Path], allow_fetched: bool) -> int:
     from .plan import write_fix  # the file writer, loaded only when --add-noqa writes
 
     file = EditableFile(path)
@@ -79,5 +81,5 @@ def _add_to_file(path: Path, findings: list[Finding], reason: str) -> int:
     if new_text == src.text:
         return 0
     ast.parse(new_text, filename=str(path))
-    write_fix(FileFix(path, src.raw, file.encode(new_text), src.encoding))
+    write_fix(FileFix(path, src.raw, file.encode(new_text), src.encoding), roots, allow_fetched)
     return added

@@ -26,7 +26,7 @@ from ..analysis.project import Project
 from ..findings import Edit, Finding, ImportNeed
 from .edits import CHANGED, EditableFile, FileFix, FixError, FixPlan, NotFixable
 from .imports import ImportWriter
-from .write_targets import installed_refusal
+from .write_targets import write_refusal
 
 
 def plan_fixes(findings: list[Finding], project: Project, roots: list[Path] | None = None) -> FixPlan:
@@ -94,10 +94,11 @@ def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def write_fix(fix: FileFix, named: list[Path] | None = None) -> None:
+def write_fix(fix: FileFix, named: list[Path] | None = None, allow_fetched: bool = False) -> None:
     """Atomically replace the file; leave it untouched (and no temp file) on any failure.
-    With `named` (the paths the user gave), a file in an installed tree they did not name is refused."""
-    refusal = installed_refusal(fix.path, named) if named is not None else None
+    With `named` (the paths the user gave), a file in an installed tree they did not name is
+    refused, and one in a fetched release unless `allow_fetched` (fix/write_targets.py)."""
+    refusal = write_refusal(fix.path, named, allow_fetched) if named is not None else None
     if refusal:
         raise FixError(refusal)
     try:

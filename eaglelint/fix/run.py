@@ -9,6 +9,12 @@ fix, in a form that works with only pre-commit installed. Without `--files`,
 `pre-commit run` takes the staged files only: after a rejected `git commit -a`
 nothing is staged, and the hook would say "no files to check".
 
+Why a write repeats: a fix can make the next one possible. A wrapper whose held model
+is itself a wrapper (Qwen3-Omni holding a Qwen3-VL thinker) lacks a member only once
+the held one has it, so its finding appears after the held class is fixed. As ruff
+does, `fix --write` and `check --fix` plan again on what they wrote until a pass
+writes nothing, at most MAX_PASSES times, and say so if that bound is reached.
+
 Every fix eaglelint writes is safe in ruff's sense: it only adds a member the
 wrapper lacks (delegating to the wrapped model, raising a clear error where it
 cannot) or, for vLLM, a marker base; no existing line changes meaning. So there is
@@ -17,13 +23,17 @@ no `--unsafe-fixes`.
 
 from __future__ import annotations
 
+import os
 import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..analysis.project import Project
 from ..findings import Finding, display_path
 from ..lint import LintResult
+from .write_targets import fetched_refusal, fetched_tree
 
 if TYPE_CHECKING:  # fixing loads the fixer and rich; a check that only reports loads neither
     from rich.console import Console
@@ -31,6 +41,22 @@ if TYPE_CHECKING:  # fixing loads the fixer and rich; a check that only reports 
     from .edits import FileFix, FixPlan
 
 PRE_COMMIT_HOOK = "eaglelint-fix"
+MAX_PASSES = 100  # ruff's bound on fix iterations
+CHECKOUT_MODELS = "python/sglang/srt/models"  # the models folder in SGLang's repository
+
+
+@dataclass
+class FixRun:
+    """What `fix --write` did: every file it wrote (a file once per pass that wrote it), the
+    run that found nothing more to write (its findings are what is left), that run's plan
+    of what stays unfixed, the passes that wrote something, and whether it settled."""
+
+    result: LintResult
+    project: Project
+    written: list[FileFix] = field(default_factory=list)
+    left: list[tuple[Finding, str]] = field(default_factory=list)
+    passes: int = 0
+    converged: bool = True
 
 
 def plan(result: LintResult, project: Project, roots) -> FixPlan:
@@ -49,34 +75,91 @@ def plan(result: LintResult, project: Project, roots) -> FixPlan:
     return out
 
 
-def write_plan(fix_plan: FixPlan, console: Console, named: list[Path]) -> list[FileFix]:
+def write_plan(fix_plan: FixPlan, console: Console, named: list[Path], allow_fetched: bool = False) -> list[FileFix]:
     """Write every file of the plan; a file that cannot be written is named, the rest go on.
-    `named` are the paths the user gave: an installed tree none of them names is not written."""
+    `named` are the paths the user gave: an installed tree none of them names is not written,
+    nor a fetched release tree unless `allow_fetched`."""
     from .edits import FixError
     from .plan import write_fix
 
     written = []
+    refused: dict[str, list[FileFix]] = {}  # the files of a fetched release: one line for them all
     for file_fix in fix_plan.files:
+        refusal = None if allow_fetched else fetched_refusal(file_fix.path)
+        if refusal:
+            refused.setdefault(refusal, []).append(file_fix)
+            continue
         try:
-            write_fix(file_fix, named)
+            write_fix(file_fix, named, allow_fetched)
             written.append(file_fix)
         except FixError as exc:
             console.print(f"[red]not written[/] {display_path(file_fix.path)}: {exc}", highlight=False)
+    for refusal, files in refused.items():
+        console.print(f"[red]not written[/] {plural(len(files), 'file')}: {refusal}", highlight=False)
     return written
 
 
+def fix_until_stable(result: LintResult, project: Project, relint: Callable[[], tuple[LintResult, Project]],
+                     roots: list[Path], console: Console, named: list[Path], max_passes: int | None = None,
+                     allow_fetched: bool = False) -> FixRun:
+    """Write the fixes `result` carries, check again and write what that finds, until a pass
+    writes nothing. A file that could not be written is named once and not tried again (it
+    would fail the same way); what it would have fixed stays among the findings. After
+    `max_passes` (MAX_PASSES) passes that each wrote something, it stops unsettled."""
+    from .edits import FixPlan
+
+    bound = MAX_PASSES if max_passes is None else max_passes
+    run = FixRun(result=result, project=project)
+    refused: set[Path] = set()
+    while True:
+        fix_plan = plan(run.result, run.project, roots)
+        todo = [f for f in fix_plan.files if f.path not in refused]
+        run.left = fix_plan.left
+        if not todo:
+            return run
+        if run.passes == bound:
+            run.converged = False
+            return run
+        done = write_plan(FixPlan(todo), console, named, allow_fetched)
+        refused.update(f.path for f in todo if all(f is not d for d in done))
+        if not done:
+            return run
+        run.written += done
+        run.passes += 1
+        run.result, run.project = relint()
+
+
+def print_not_converged(console: Console, run: FixRun) -> None:
+    if not run.converged:
+        console.print(f"Failed to converge after {plural(run.passes, 'pass')}: each pass found more to fix. "
+                      "What was written parses; this is a bug in eaglelint, please report it with the files.",
+                      highlight=False, markup=False)
+
+
 def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
+    return f"{n} {word}{'es' if word.endswith('s') else 's'}" if n != 1 else f"{n} {word}"
 
 
-def print_fixed(console: Console, written: list[FileFix], show: bool) -> None:
-    """`Added N methods in M files.`, and with --show-fixes what was added where."""
-    methods = sum(len(f.added) for f in written)
-    console.print(f"Added {plural(methods, 'method')} in {plural(len(written), 'file')}.", highlight=False)
+def added_by_file(written: list[FileFix]) -> dict[Path, list[tuple[str, str]]]:
+    """Each file written and the (class, member) pairs added to it, each pair once: a file
+    written by several passes is one file, a member counted once."""
+    out: dict[Path, dict[tuple[str, str], None]] = {}
+    for file_fix in written:
+        out.setdefault(Path(os.path.abspath(file_fix.path)), {}).update(dict.fromkeys(file_fix.added))
+    return {path: list(added) for path, added in out.items()}
+
+
+def print_fixed(console: Console, written: list[FileFix], show: bool, passes: int = 1) -> None:
+    """`Added N methods in M files.` (and in how many passes, when a fix led to another), and
+    with --show-fixes what was added where."""
+    by_file = added_by_file(written)
+    methods = sum(len(added) for added in by_file.values())
+    repeated = f", in {passes} passes" if passes > 1 else ""
+    console.print(f"Added {plural(methods, 'method')} in {plural(len(by_file), 'file')}{repeated}.", highlight=False)
     if show:
-        for file_fix in written:
-            added = ", ".join(f"{cls}.{member}" for cls, member in file_fix.added)
-            console.print(f"  {display_path(file_fix.path)}: {added}", highlight=False)
+        for path, pairs in by_file.items():
+            added = ", ".join(f"{cls}.{member}" for cls, member in pairs)
+            console.print(f"  {display_path(path)}: {added}", highlight=False)
 
 
 def print_left(console: Console, left: list[tuple[Finding, str]]) -> None:
@@ -90,8 +173,9 @@ def print_left(console: Console, left: list[tuple[Finding, str]]) -> None:
 
 def fix_commands(findings: list[Finding]) -> list[str]:
     """The commands that fix these findings: the CLI's, and pre-commit's for a fork that
-    has only the hook; empty when none is fixable."""
-    files = list(dict.fromkeys(display_path(f.path) for f in findings if f.fixable))
+    has only the hook; empty when none is fixable. Files of a fetched release are left
+    out: fix refuses them (fix/write_targets.py)."""
+    files = list(dict.fromkeys(display_path(f.path) for f in findings if f.fixable and fetched_tree(f.path) is None))
     if not files:
         return []
     named = " ".join(shlex.quote(p) for p in files)
@@ -100,14 +184,23 @@ def fix_commands(findings: list[Finding]) -> list[str]:
 
 
 def fix_command_lines(findings: list[Finding]) -> list[str]:
-    """What a report prints after its findings: how to fix them (nothing when none is fixable)."""
+    """What a report prints after its findings: how to fix them (nothing when none is
+    fixable); for a fetched release, what to do next with one's own code instead."""
+    lines = []
     commands = fix_commands(findings)
-    if not commands:
-        return []
-    cli, hook = commands
-    return ["Fix them with:", f"  {cli}",
-            "or, with only pre-commit (the files must be named with --files, or staged with `git add`: "
-            "without --files, pre-commit takes the staged files only):", f"  {hook}"]
+    if commands:
+        cli, hook = commands
+        lines += ["Fix them with:", f"  {cli}",
+                  "or, with only pre-commit (the files must be named with --files, or staged with `git add`: "
+                  "without --files, pre-commit takes the staged files only):", f"  {hook}"]
+    fetched = sorted({str(t) for f in findings if f.fixable and (t := fetched_tree(f.path)) is not None})
+    if fetched:
+        lines += [f"{', '.join(fetched)}: a release fetched for the demo and the tests; fix leaves it as "
+                  "released. Next, in your own SGLang checkout or fork:",
+                  f"  eaglelint check {CHECKOUT_MODELS}",
+                  f"  eaglelint fix --write {CHECKOUT_MODELS}",
+                  "and add the `eaglelint` pre-commit hook (README: \"Use in an SGLang fork\")."]
+    return lines
 
 
 def print_fix_commands(console: Console, findings: list[Finding]) -> None:

@@ -1,4 +1,5 @@
-"""Where `fix --write` may write: never into an installed package tree nobody named.
+"""Where `fix --write` may write: never into an installed package tree nobody named, nor
+into a release tree fetched for the demo and the tests unless asked to on purpose.
 
 Why: with no PATH, or with a PATH such as `.` above a virtual environment that the
 walk does not recognise (`env/`, `python/`), the files found can be those of an
@@ -6,6 +7,12 @@ installed sglang. A package installed in site-packages (dist-packages on Debian)
 shared by every program of that environment, and the next `pip install` overwrites
 an edit there without a word: such a file is written only if a given path lies in
 that tree, i.e. the user pointed at it.
+
+A release fetched by scripts/fetch_sglang.py (the README's first command checks one)
+is read by the tests as released: an edit there makes them fail, and nothing in it is
+the user's code. Naming it is not enough, since the report of a check of that tree
+names its files; only `--allow-fetched-release` lets a fix write there. The tree is
+known by the marker the fetch writes at its root (FETCHED_MARKER), not by its path.
 """
 
 from __future__ import annotations
@@ -14,6 +21,8 @@ import os
 from pathlib import Path
 
 INSTALLED_TREES = ("site-packages", "dist-packages")
+FETCHED_MARKER = ".eaglelint-fetched"  # at a fetched release tree's root, with the digest of its files
+ALLOW_FETCHED = "--allow-fetched-release"
 
 
 def installed_tree(path: Path) -> Path | None:
@@ -28,3 +37,24 @@ def installed_refusal(path: Path, named: list[Path]) -> str | None:
     if tree is None or any(installed_tree(n) == tree or os.path.realpath(n) == str(tree) for n in named):
         return None
     return f"in an installed package ({tree}) that no PATH named; pass that folder (or the file) to fix it there"
+
+
+def fetched_tree(path: Path | str) -> Path | None:
+    """The fetched release tree `path` (links resolved) lies in, if any: the nearest folder
+    up that holds FETCHED_MARKER."""
+    return next((p for p in Path(os.path.realpath(path)).parents if (p / FETCHED_MARKER).is_file()), None)
+
+
+def fetched_refusal(path: Path) -> str | None:
+    """Why fix must not write `path` unless allowed (None when it may): it lies in a fetched release."""
+    tree = fetched_tree(path)
+    if tree is None:
+        return None
+    return (f"in a release fetched for the demo and the tests ({tree}), which read it as released; "
+            f"fix your own checkout, or pass {ALLOW_FETCHED} to write there on purpose")
+
+
+def write_refusal(path: Path, named: list[Path], allow_fetched: bool = False) -> str | None:
+    """Why fix must not write `path`: a fetched release (unless allowed), or an installed
+    package tree no named path lies in; None when it may."""
+    return (None if allow_fetched else fetched_refusal(path)) or installed_refusal(path, named)

@@ -32,10 +32,10 @@ from ..analysis.resolve import ClassEntity, Resolver
 from ..findings import Finding, file_error
 from ..fix.edits import EditableFile, NotFixable, Planner
 from ..packs import load_codes
-from . import aux, marker_scan, members, owner
+from . import aux, chain, marker_scan, members, owner
 from .context import Context
 
-FAMILIES: tuple[ModuleType, ...] = (members, aux, marker_scan, owner)
+FAMILIES: tuple[ModuleType, ...] = (members, aux, marker_scan, owner, chain)
 
 
 def subject_files(context: Context) -> dict[Path, re.Pattern[str] | None]:

@@ -31,11 +31,15 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from .choices import held_classes
-from .owners import CAPTURE_HOOK, HEAD, LOGITS, OwnerAnalysis
+from .refs import Ref
 from .resolve import ClassEntity, Resolver
 
+CAPTURE_HOOK = "set_eagle3_layers_to_capture"
+HEAD = "lm_head"
+LOGITS = "logits_processor"
 FLAG = "capture_aux_hidden_states"
 LAYER_CONTAINER = "layers"
 _FEEDERS = ("append", "extend", "capture", "add", "insert")
@@ -179,12 +183,18 @@ def _normal_truth(test: ast.AST, aux: set[str] = frozenset()) -> bool | None:  #
     return None
 
 
+class Methods(Protocol):
+    """What reads one method's syntax tree with the file's positions (owners.OwnerAnalysis)."""
+
+    def method_node(self, cls: ClassEntity, name: str, positions: bool = False) -> Fn | None: ...
+
+
 class CaptureChainAnalysis:
     """The chain of every served class, and how every decoder collects, memoised per run."""
 
-    def __init__(self, resolver: Resolver, owners: OwnerAnalysis | None = None):
+    def __init__(self, resolver: Resolver, owners: Methods):
         self.resolver = resolver
-        self.owners = owners or OwnerAnalysis(resolver)
+        self.owners = owners
         self._decoders: dict[ClassEntity, DecoderCapture] = {}
 
     # -- what an object is -------------------------------------------------
@@ -194,14 +204,31 @@ class CaptureChainAnalysis:
         assigns = [self.resolver.info(c).self_assigns for c in mro]
         if any(LOGITS in a or HEAD in a for a in assigns):
             return False
-        return any(LAYER_CONTAINER in a for a in assigns) or any(
-            "forward" in self.resolver.info(c).methods for c in mro) and not any(
-            CAPTURE_HOOK in self.resolver.info(c).methods for c in mro)
+        return any(LAYER_CONTAINER in a or any(_builds_layers(v) for assign in a.values() for x in assign
+                                                for v in x.values) for a in assigns)
 
     def generates(self, cls: ClassEntity) -> bool:
-        """Has a logits processor of its own, or holds a model that has one: it can generate."""
-        mro = self.resolver.mro(cls)
-        return any(LOGITS in self.resolver.info(c).self_assigns for c in mro)
+        """Has a logits processor of its own (assigned, or a member that gives one)."""
+        return any(LOGITS in (info := self.resolver.info(c)).self_assigns or LOGITS in info.methods
+                   for c in self.resolver.mro(cls))
+
+    def can_generate(self, cls: ClassEntity, depth: int = 2) -> bool:
+        """Has a logits processor of its own, or holds (two levels down) a model that has one,
+        or holds something eaglelint cannot resolve (then it may)."""
+        if self.generates(cls):
+            return True
+        if depth == 0:
+            return False
+        for c in self.resolver.mro(cls):
+            for attr in self.resolver.info(c).self_assigns:
+                if attr in (HEAD, LAYER_CONTAINER):
+                    continue
+                classes, reasons = held_classes(self.resolver, cls, attr)
+                if any(self.can_generate(h, depth - 1) for h in classes):
+                    return True
+                if reasons and not classes and attr in _MODEL_HOLDERS:
+                    return True
+        return False
 
     def classes_at(self, served: ClassEntity, path: Path_, bound: dict[Path_, ClassEntity]) -> list[ClassEntity]:
         """Classes the object at `path` may be, in an instance of served."""
@@ -277,7 +304,7 @@ class CaptureChainAnalysis:
 
     def _read_forward(self, cls: ClassEntity, defined: ClassEntity, fn: Fn,
                       depth: int) -> tuple[set[str], set[str], bool | None, Place]:
-        """(self attributes and per-layer flags its capture tests read, returns the aux list on
+        """(self attributes its capture tests look layer ids up in, per-layer flags they read, returns the aux list on
         the normal path, where, why not known), following super().forward and self helpers."""
         place = Place(defined, fn.lineno, f"{defined.qualname}.forward")
         reader = _ForwardReader(fn)
@@ -328,7 +355,7 @@ class CaptureChainAnalysis:
                 "b", f"{hook} is a class attribute of {member.owner.qualname}, not a method the engine can call",
                 where, None),), ())
         problems = self._accepts(member.function, where)
-        decoders = self._decoder_paths(served)
+        decoders = self.decoder_paths(served)
         if not decoders:
             return Chain(served, hook, where, None, tuple(problems),
                          (f"{served.qualname} holds no decoder eaglelint can find",))
@@ -364,7 +391,7 @@ class CaptureChainAnalysis:
             return [Broken("b", f"{where} requires {len(required)} arguments; the engine passes one", where, None)]
         return []
 
-    def _decoder_paths(self, served: ClassEntity) -> list[tuple[Path_, ClassEntity]]:
+    def decoder_paths(self, served: ClassEntity) -> list[tuple[Path_, ClassEntity]]:
         """Decoders the served object holds, as paths: `self.model`, or a held full model's
         `self.language_model.model`, one level deep."""
         out: list[tuple[Path_, ClassEntity]] = []
@@ -389,9 +416,7 @@ class CaptureChainAnalysis:
         attrs: list[str] = []
         for c in self.resolver.mro(cls):
             for attr in self.resolver.info(c).self_assigns:
-                if attr not in attrs and attr not in (HEAD, LOGITS, LAYER_CONTAINER) and attr in (
-                        "model", "language_model", "llm", "text_model", "transformer", "decoder", "thinker",
-                        "lm", "backbone", "text_decoder", "model_body"):
+                if attr not in attrs and attr in _MODEL_HOLDERS:
                     attrs.append(attr)
         return attrs
 
@@ -639,7 +664,20 @@ class _Walk:
         return classes[0] if classes else self.defined
 
 
+# attributes where SGLang's models hold a decoder or a whole language model: a pre-filter for
+# what to resolve (what the class held is decides)
+_MODEL_HOLDERS = ("model", "language_model", "llm", "text_model", "transformer", "decoder", "thinker", "lm",
+                  "backbone", "text_decoder", "model_body", "gpt_neox", "language_model_body")
 _ENTRY_NAMES = (CAPTURE_HOOK, "set_dflash_layers_to_capture", "set_dspark_layers_to_capture")
+
+
+def _builds_layers(ref: Ref) -> bool:
+    """`nn.ModuleList(...)` or `make_layers(...)`: a stack of layers (`self.h`, `self.blocks`)."""
+    if ref.kind != "call" or not ref.args:
+        return False
+    callee = ref.args[0]
+    return (callee.name if callee.kind == "name" else callee.attr if callee.kind == "attr" and callee.attr
+            else callee.name) in ("ModuleList", "make_layers")
 
 
 def _constructs(func: ast.AST) -> bool:
@@ -665,9 +703,14 @@ class _ForwardReader:
         assigned: dict[str, list[ast.AST]] = {}
         for n in ast.walk(fn):
             if isinstance(n, ast.Assign):
-                for t in n.targets:
-                    if isinstance(t, ast.Name):
-                        assigned.setdefault(t.id, []).append(n.value)
+                pairs = [(t, n.value) for t in n.targets]
+            elif isinstance(n, ast.AnnAssign) and n.value is not None:
+                pairs = [(n.target, n.value)]
+            else:
+                continue
+            for t, value in pairs:
+                if isinstance(t, ast.Name):
+                    assigned.setdefault(t.id, []).append(value)
         self.assigned = assigned
         self.arguments: set[int] = set()  # ids of Name nodes handed to a call
         self.aux = self._fed(fn)
@@ -739,8 +782,9 @@ class _ForwardReader:
 
     def _reads(self, test: ast.AST, seen: set[str]) -> None:
         for n in ast.walk(test):
-            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
-                self.attrs.add(n.attr)
+            if isinstance(n, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops):
+                self.attrs |= {c.attr for c in n.comparators if isinstance(c, ast.Attribute)
+                               and isinstance(c.value, ast.Name) and c.value.id == "self"}
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "getattr" \
                     and len(n.args) >= 2 and _const(n.args[1]):
                 target = n.args[0]

@@ -33,11 +33,18 @@ SUBJECTS = "served classes with a capture member"
 SUBJECT_TEXT = re.compile(r"EntryClass")
 
 
+# bases that never bring a capture member (torch's, Python's)
+_ROOTS = {b"nn", b"Module", b"object", b"torch", b"ABC", b"Generic", b"Protocol"}
+
+
 def _hook_classes(context: Context, index: ClassIndex) -> set[bytes]:
-    """Names of top-level classes that define a selected capture member, or subclass one that does."""
+    """Names of top-level classes that define a selected capture member, or subclass (by name,
+    transitively) one that does or one defined outside the given files (it may)."""
     defs = [b"def " + h.encode() for h in captures(context)]
     names = {name for path, found in index.by_path.items() for name, start, end in found
              if any(index.raws[path].find(d, start, end) >= 0 for d in defs)}
+    names |= {sub for base, subs in index.subclasses.items() if base not in index.bodies and base not in _ROOTS
+              for sub, _ in subs}
     todo = list(names)
     while todo:
         for sub, _ in index.subclasses.get(todo.pop(), []):

@@ -9,6 +9,13 @@ passes on only the tensor: EGL052 at link e. Decoders that collect through per-l
 count as collecting.
 """
 
+import ast
+import shutil
+import subprocess
+import sys
+import textwrap
+from types import SimpleNamespace
+
 import pytest
 
 from eaglelint.analysis.capture_chain import CaptureChainAnalysis
@@ -86,3 +93,75 @@ def test_qwen4_exp_decoder_does_not_collect_for_the_chain():
 
 def test_whole_0_5_23_tree_reports_only_the_hand_checked_chains():
     assert {(c, code) for c, code, _, _ in chain_findings("0.5.23")} == {("Qwen4ExpForConditionalGeneration", "EGL052")}
+
+
+# -- MiniCPMV4_6 at 0.5.23: its llm is a decoder body; the fix writes the member as an owner ---
+
+def _method(path, cls, name):
+    tree = ast.parse(path.read_text())
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls)
+    return next(fn for fn in node.body if isinstance(fn, ast.FunctionDef) and fn.name == name)
+
+
+def _plain_class(fns):
+    body = "".join(textwrap.indent(ast.unparse(fn), "    ") + "\n" for fn in fns)
+    namespace = {}
+    exec(compile("from __future__ import annotations\nclass Model:\n" + body, "<members>", "exec"), namespace)
+    return namespace["Model"]
+
+
+def _capture_test(path, cls):
+    """The decoder's own test of whether a layer is captured, taken from its forward: the
+    condition under which it hands a layer its capture target (the aux list)."""
+    forward = _method(path, cls, "forward")
+    test = next(n.test for n in ast.walk(forward) if isinstance(n, ast.IfExp)
+                and isinstance(n.body, ast.Name) and n.body.id == "aux_hidden_states")
+    return eval(f"lambda layer: {ast.unparse(test)}")
+
+
+def _captured(served_cls, holder, layer_ids, layers=40):
+    """Runs the served member on a stand-in holding the release's decoder helper; which layers
+    the release's own capture test then picks, and the served flag."""
+    release = models("0.5.23")
+    decoder = _plain_class([_method(release / "qwen3_5.py", "Qwen3_5ForCausalLM", "set_eagle3_layers_to_capture")])()
+    decoder.layers = [SimpleNamespace() for _ in range(layers)]
+    served = served_cls()
+    served.capture_aux_hidden_states = False
+    served.pp_group = SimpleNamespace(is_last_rank=True)
+    setattr(served, holder, decoder)
+    served.set_eagle3_layers_to_capture(layer_ids)
+    captures = _capture_test(release / "qwen3_5.py", "Qwen3_5ForCausalLM")
+    return served.capture_aux_hidden_states, [i for i, layer in enumerate(decoder.layers) if captures(layer)]
+
+
+def test_minicpmv4_6_fix_writes_the_owner_member_and_it_captures_as_sglang_owners_do(tmp_path):
+    from fetch_sglang import release_root
+
+    target = tmp_path / "sglang" / "srt" / "models"
+    shutil.copytree(release_root("0.5.23") / "sglang" / "srt" / "models", target)
+    minicpmv = target / "minicpmv.py"
+    done = subprocess.run([sys.executable, "-m", "eaglelint", "fix", "--write", "--no-dependents", str(minicpmv)],
+                          capture_output=True, text=True)
+    assert done.returncode in (0, 1), done.stderr
+    resolver = Resolver(Project())
+    chain = CaptureChainAnalysis(resolver, OwnerAnalysis(resolver)).chain(ClassEntity(str(minicpmv), "MiniCPMV4_6"))
+    assert chain.holds is True and chain.decoder.qualname in ("Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM")
+    ours = _plain_class([_method(minicpmv, "MiniCPMV4_6", "set_eagle3_layers_to_capture")])
+    # SGLang's own served Qwen3.5 text model (qwen3_5_text.py) holds the same decoder as self.model
+    theirs = _plain_class([_method(models("0.5.23") / "qwen3_5_text.py", "Qwen3_5ForCausalLM",
+                                   "set_eagle3_layers_to_capture")])
+    for layer_ids in (None, [1, 19, 36]):
+        assert _captured(ours, "llm", layer_ids) == _captured(theirs, "model", layer_ids)
+    assert _captured(ours, "llm", None) == (True, [2, 20, 37])
+    assert _captured(ours, "llm", [1, 19, 36]) == (True, [2, 20, 37])
+
+
+def test_minicpmv4_6_bare_delegation_fails_what_the_chain_asks():
+    """What the fix wrote before (a bare call of the decoder's helper): None is iterated, and
+    the served flag stays False, so the served forward hands the logits processor a tuple."""
+    bare = _plain_class(ast.parse(
+        "def set_eagle3_layers_to_capture(self, layers_to_capture):\n"
+        "    self.llm.set_eagle3_layers_to_capture(layers_to_capture)\n").body)
+    with pytest.raises(TypeError):
+        _captured(bare, "llm", None)
+    assert _captured(bare, "llm", [1, 19, 36]) == (False, [1, 19, 36])

@@ -343,6 +343,42 @@ class CaptureChainAnalysis:
                 return c, name
         return None
 
+    # -- what a fix may write ------------------------------------------------
+    def capture_member_plan(self, wrapper: ClassEntity, held: ClassEntity) -> tuple[str, str | None]:
+        """How a wrapper that lacks the capture member may get it: ("delegate", None) when the
+        held object's member has the served contract (the held class makes its own logits);
+        ("owner", None) when it is a decoder body whose own member only marks layers, and the
+        wrapper can be written as an owner (set its flag, map None to the default layers, shift
+        by one, call the decoder's marker); ("refuse", why) otherwise."""
+        if not self.is_decoder(held) or self.generates(held):
+            return "delegate", None
+        member = self.resolver.find_member(held, CAPTURE_HOOK)
+        where = f"{held.qualname}.{CAPTURE_HOOK}"
+        if member is None or member.function is None:
+            return "refuse", f"{held.qualname} is a decoder body without {CAPTURE_HOOK}"
+        where = f"{member.owner.qualname}.{CAPTURE_HOOK} ({Path(member.owner.path).name}:{member.line})"
+        effect = self.effect(held, CAPTURE_HOOK, {})
+        capture = self.decoder(held)
+        marks = {w.name for w in effect.writes if w.path == () and w.per_layer} if effect else set()
+        lists = {w.name for w in effect.writes if w.path == () and not w.per_layer} if effect else set()
+        if not capture.collects or not (marks & capture.flags or lists & capture.attrs):
+            return "refuse", f"{held.qualname} is a decoder body, and {where} does not mark what its forward " \
+                             f"reads ({capture.why}); write the member by hand"
+        if not any(LAYER_CONTAINER in self.resolver.info(c).self_assigns for c in self.resolver.mro(held)):
+            return "refuse", f"{held.qualname} keeps its layers under another name; write the member by hand"
+        found = self._logits_forward(wrapper)
+        if found is None:
+            return "refuse", f"{held.qualname} is a decoder body (its {where} takes ready layer indexes and " \
+                             f"sets no served flag), and no forward of {wrapper.qualname} calls " \
+                             f"self.logits_processor to unpack its tuple; write the member by hand"
+        tests = any(isinstance(n, ast.Attribute) and n.attr == FLAG for n in ast.walk(found[1]))
+        initialised = any(FLAG in self.resolver.info(c).self_assigns or FLAG in self.resolver.info(c).attrs
+                          for c in self.resolver.mro(wrapper))
+        if not (tests and initialised):
+            return "refuse", f"{held.qualname} is a decoder body, and {found[0].qualname}.forward does not " \
+                             f"unpack its tuple under self.{FLAG}; write the member by hand"
+        return "owner", None
+
     # -- the whole chain -----------------------------------------------------
     def chain(self, served: ClassEntity, hook: str = CAPTURE_HOOK) -> Chain | None:
         """The chain of a served class that has the capture member, or None without one."""

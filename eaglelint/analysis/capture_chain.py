@@ -42,6 +42,7 @@ HEAD = "lm_head"
 LOGITS = "logits_processor"
 FLAG = "capture_aux_hidden_states"
 LAYER_CONTAINER = "layers"
+OUTSIDE = "outside the scanned tree"  # the resolver's reason for a class of another package
 _FEEDERS = ("append", "extend", "capture", "add", "insert")
 _DEPTH = 6
 
@@ -208,13 +209,19 @@ class CaptureChainAnalysis:
                                                 for v in x.values) for a in assigns)
 
     def generates(self, cls: ClassEntity) -> bool:
-        """Has a logits processor of its own (assigned, or a member that gives one)."""
-        return any(LOGITS in (info := self.resolver.info(c)).self_assigns or LOGITS in info.methods
-                   for c in self.resolver.mro(cls))
+        """Has a logits processor of its own (assigned something other than None, or a member
+        that gives one)."""
+        for c in self.resolver.mro(cls):
+            info = self.resolver.info(c)
+            # `self.logits_processor: Optional[LogitsProcessor] = None` carries its annotation too
+            if LOGITS in info.methods or any(not any(v.kind == "const" and v.name == "None" for v in a.values)
+                                             for a in info.self_assigns.get(LOGITS, [])):
+                return True
+        return False
 
     def can_generate(self, cls: ClassEntity, depth: int = 2) -> bool:
         """Has a logits processor of its own, or holds (two levels down) a model that has one,
-        or holds something eaglelint cannot resolve (then it may)."""
+        or holds an SGLang model eaglelint cannot resolve (then it may)."""
         if self.generates(cls):
             return True
         if depth == 0:
@@ -226,8 +233,9 @@ class CaptureChainAnalysis:
                 classes, reasons = held_classes(self.resolver, cls, attr)
                 if any(self.can_generate(h, depth - 1) for h in classes):
                     return True
-                if reasons and not classes and attr in _MODEL_HOLDERS:
-                    return True
+                if not classes and attr in _MODEL_HOLDERS and any(OUTSIDE not in r for r in reasons):
+                    return True  # undecided: may be a generating model (SGLang's logits processor
+                    # lives only in SGLang's models, never in a class from outside the tree)
         return False
 
     def classes_at(self, served: ClassEntity, path: Path_, bound: dict[Path_, ClassEntity]) -> list[ClassEntity]:

@@ -75,6 +75,7 @@ class SetterEffect:
     writes: list[Write] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     none_fails: Place | None = None  # where a None argument is iterated before any None test
+    missing: list[tuple[Place, str, ClassEntity]] = field(default_factory=list)  # calls of members the object lacks
     calls: list[Place] = field(default_factory=list)  # members followed
 
 
@@ -102,6 +103,7 @@ class Broken:
     message: str
     writer: Place | None
     reader: Place | None
+    fails: bool = False  # the engine's call raises (rather than capturing nothing)
 
 
 @dataclass(frozen=True)
@@ -416,6 +418,11 @@ class CaptureChainAnalysis:
                 broken.append(Broken("b", f"{effect.none_fails} iterates the layer ids without a None test; the "
                                           f"engine passes None when the draft config names no layers",
                                      effect.none_fails, None))
+            for place, called, cls in effect.missing:
+                broken.append(Broken("c", f"{place} calls {called}, which {cls.qualname} does not have: the "
+                                          f"engine's call raises AttributeError", place, None, fails=True))
+            if effect.missing:
+                continue
             broken += self._links_cde(served, dpath, dcls, effect, where)
             broken += self._links_fg(served, dpath, effect, where)
         return Chain(served, hook, where, first, tuple(dict.fromkeys(broken)), tuple(dict.fromkeys(unknown)))
@@ -696,6 +703,9 @@ class _Walk:
             return
         for cls in self.chain.classes_at(self.served, path, self.bound):
             member = self.chain.resolver.find_member(cls, func.attr)
+            if member is None and path and func.attr in _ENTRY_NAMES:
+                where = Place(self.defined, call.lineno, self.place.what)
+                self.out.missing.append((where, "self." + ".".join(path) + "." + func.attr, cls))
             if member is None or member.function is None:
                 continue
             if not path and func.attr not in _ENTRY_NAMES and not _looks_like_setter(func.attr):
@@ -722,6 +732,11 @@ def _builds_layers(ref: Ref) -> bool:
     callee = ref.args[0]
     return (callee.name if callee.kind == "name" else callee.attr if callee.kind == "attr" and callee.attr
             else callee.name) in ("ModuleList", "make_layers")
+
+
+def _of_self(node: ast.AST) -> bool:
+    """`self.x` (a container the object holds)."""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _constructs(func: ast.AST) -> bool:
@@ -757,6 +772,7 @@ class _ForwardReader:
                     assigned.setdefault(t.id, []).append(value)
         self.assigned = assigned
         self.arguments: set[int] = set()  # ids of Name nodes handed to a call
+        self.layer_locals = self._find_layer_locals(fn)
         self.aux = self._fed(fn)
         # local functions that feed the list (`def capture_output(h): aux.capture(h)`), handed to layers
         self.feeders = {n.name for n in ast.walk(fn) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -778,7 +794,7 @@ class _ForwardReader:
         out: set[str] = set()
         empty = {name for name, values in self.assigned.items() if any(
             (isinstance(v, ast.List) and not v.elts) or (isinstance(v, ast.Call) and _constructs(v.func))
-            for v in values)}
+            for value in values for v in ((value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,)))}
         for n in ast.walk(fn):
             if isinstance(n, ast.Attribute) and n.attr in _FEEDERS and isinstance(n.value, ast.Name):
                 out.add(n.value.id)
@@ -827,8 +843,10 @@ class _ForwardReader:
     def _reads(self, test: ast.AST, seen: set[str]) -> None:
         for n in ast.walk(test):
             if isinstance(n, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops):
-                self.attrs |= {c.attr for c in n.comparators if isinstance(c, ast.Attribute)
-                               and isinstance(c.value, ast.Name) and c.value.id == "self"}
+                for c in n.comparators:  # `i in self.layers_to_capture`, or in a local bound to it
+                    for v in self.assigned.get(c.id, []) if isinstance(c, ast.Name) else [c]:
+                        self.attrs |= {a.attr for a in ast.walk(v) if isinstance(a, ast.Attribute)
+                                       and isinstance(a.value, ast.Name) and a.value.id == "self"}
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "getattr" \
                     and len(n.args) >= 2 and _const(n.args[1]):
                 target = n.args[0]
@@ -845,9 +863,25 @@ class _ForwardReader:
                     self._reads(value, seen)
 
     def _layer_names(self) -> set[str]:
-        return {name for name, values in self.assigned.items()
-                if any(isinstance(v, ast.Subscript) and isinstance(v.value, ast.Attribute)
-                       and v.value.attr == LAYER_CONTAINER for v in values)} | {"layer"}
+        """Locals that stand for one of the decoder's layers: `layer = self.layers[i]`, or the
+        loop variable of `for layer in self.layers[a:b]` / `for i, layer in enumerate(self.layers)`."""
+        return self.layer_locals
+
+    def _find_layer_locals(self, fn: ast.AST) -> set[str]:
+        out = {name for name, values in self.assigned.items()
+               if any(isinstance(v, ast.Subscript) and _of_self(v.value) for v in values)}
+        for n in ast.walk(fn):
+            if not isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+                continue
+            it, target = n.iter, n.target
+            if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" and it.args:
+                it = it.args[0]
+                target = target.elts[-1] if isinstance(target, ast.Tuple) and target.elts else target
+            if isinstance(it, ast.Subscript):
+                it = it.value
+            if _of_self(it) and isinstance(target, ast.Name):
+                out.add(target.id)
+        return out
 
     def _returns(self, fn: ast.AST) -> bool:
         found: list[ast.Return] = []

@@ -29,6 +29,7 @@ from .owner import ClassIndex
 
 CODE_BY_LINK = {"b": "EGL050", "c": "EGL051", "d": "EGL051", "e": "EGL052", "f": "EGL053", "g": "EGL053"}
 CODES = ("EGL050", "EGL051", "EGL052", "EGL053")
+CALL_FAILS = "EGL050"  # the engine's call raises: its argument, or a member the delegation reaches is missing
 SUBJECTS = "served classes with a capture member"
 SUBJECT_TEXT = re.compile(r"EntryClass")
 
@@ -101,8 +102,9 @@ def _finding(context: Context, chain: Chain, broken: Broken, interface: str | No
     mod = context.resolver.module(chain.served.path)
     writer = broken.writer or chain.member
     return Finding(
-        os.path.abspath(chain.served.path), info.line, info.column, CODE_BY_LINK[broken.link],
-        f"{info.name}: EAGLE-3 capture chain broken at link {broken.link}: {broken.message}",
+        os.path.abspath(chain.served.path), info.line, info.column,
+        CALL_FAILS if broken.fails else CODE_BY_LINK[broken.link],
+        f"{info.name}: the capture chain of {chain.hook} breaks at link {broken.link}: {broken.message}",
         class_name=info.name, wrapped_class=chain.decoder.qualname if chain.decoder else None,
         method=chain.hook, wrapped_path=os.path.abspath(writer.cls.path), wrapped_line=writer.line,
         provider_class=chain.member.cls.qualname, interface=interface,

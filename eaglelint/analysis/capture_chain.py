@@ -199,10 +199,16 @@ class CaptureChainAnalysis:
         self.resolver = resolver
         self.owners = owners
         self._decoders: dict[ClassEntity, DecoderCapture] = {}
+        self._is_decoder: dict[ClassEntity, bool] = {}
 
     # -- what an object is -------------------------------------------------
     def is_decoder(self, cls: ClassEntity) -> bool:
         """Holds layers and no head of its own, whatever its name."""
+        if cls not in self._is_decoder:
+            self._is_decoder[cls] = self._holds_layers(cls)
+        return self._is_decoder[cls]
+
+    def _holds_layers(self, cls: ClassEntity) -> bool:
         mro = self.resolver.mro(cls)
         assigns = [self.resolver.info(c).self_assigns for c in mro]
         if any(LOGITS in a or HEAD in a for a in assigns):
@@ -759,8 +765,9 @@ class _ForwardReader:
         self.passes: list[tuple[str, str]] = []  # ("super" | "self", method) whose result it returns
         self.helpers: list[tuple[str, str]] = []
         self.returns_aux: bool | None = False
+        self.nodes = list(ast.walk(fn))  # one walk, read by every pass below
         assigned: dict[str, list[ast.AST]] = {}
-        for n in ast.walk(fn):
+        for n in self.nodes:
             if isinstance(n, ast.Assign):
                 pairs = [(t, n.value) for t in n.targets]
             elif isinstance(n, ast.AnnAssign) and n.value is not None:
@@ -775,14 +782,15 @@ class _ForwardReader:
         self.layer_locals = self._find_layer_locals(fn)
         self.aux = self._fed(fn)
         # local functions that feed the list (`def capture_output(h): aux.capture(h)`), handed to layers
-        self.feeders = {n.name for n in ast.walk(fn) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        self.feeders = {n.name for n in self.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                         and n is not fn and any(isinstance(m, ast.Attribute) and m.attr in _FEEDERS
                                                 and isinstance(m.value, ast.Name) and m.value.id in self.aux
                                                 for m in ast.walk(n))}
-        for _, tests in self._feeds(fn):
-            if tests:  # the innermost test decides (an outer one picks the rank or the batch)
-                self._reads(tests[-1], set())
-        for n in ast.walk(fn):
+        if self.aux:  # nothing made fresh and fed: no capture test to read
+            for _, tests in self._feeds(fn):
+                if tests:  # the innermost test decides (an outer one picks the rank or the batch)
+                    self._reads(tests[-1], set())
+        for n in self.nodes:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
                     and n.func.value.id == "self" and n.func.attr != "forward":
                 self.helpers.append(("self", n.func.attr))
@@ -795,7 +803,9 @@ class _ForwardReader:
         empty = {name for name, values in self.assigned.items() if any(
             (isinstance(v, ast.List) and not v.elts) or (isinstance(v, ast.Call) and _constructs(v.func))
             for value in values for v in ((value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,)))}
-        for n in ast.walk(fn):
+        if not empty:
+            return set()
+        for n in self.nodes:
             if isinstance(n, ast.Attribute) and n.attr in _FEEDERS and isinstance(n.value, ast.Name):
                 out.add(n.value.id)
             elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
@@ -870,7 +880,7 @@ class _ForwardReader:
     def _find_layer_locals(self, fn: ast.AST) -> set[str]:
         out = {name for name, values in self.assigned.items()
                if any(isinstance(v, ast.Subscript) and _of_self(v.value) for v in values)}
-        for n in ast.walk(fn):
+        for n in self.nodes:
             if not isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
                 continue
             it, target = n.iter, n.target

@@ -25,27 +25,47 @@ from ..analysis.roles import is_draft, is_draft_name
 from ..findings import Finding
 from .aux import captures
 from .context import Context
+from .owner import SUBJECT_TEXT as OWNER_SUBJECT_TEXT
 from .owner import ClassIndex
 
 CODE_BY_LINK = {"b": "EGL050", "c": "EGL051", "d": "EGL051", "e": "EGL052", "f": "EGL053", "g": "EGL053"}
 CODES = ("EGL050", "EGL051", "EGL052", "EGL053")
 CALL_FAILS = "EGL050"  # the engine's call raises: its argument, or a member the delegation reaches is missing
 SUBJECTS = "served classes with a capture member"
-SUBJECT_TEXT = re.compile(r"EntryClass")
+# the subjects are found by name (EntryClass); the classes a chain reads are parsed when it
+# reads them. The owner family's text, so that a file both read is summarised for the two at once.
+SUBJECT_TEXT = OWNER_SUBJECT_TEXT
 
 
-# bases that never bring a capture member (torch's, Python's)
-_ROOTS = {b"nn", b"Module", b"object", b"torch", b"ABC", b"Generic", b"Protocol"}
+_IMPORT = re.compile(rb"^from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_WORD = re.compile(rb"\w+")
+_TORCH = {b"nn", b"Module", b"torch"}  # `nn.Module`: never one of SGLang's models
+
+
+def _model_imports(raw: bytes) -> set[bytes]:
+    """Names a file imports from SGLang's models package (`from .qwen3_vl import X`, `from
+    sglang.srt.models.qwen3_vl import X`): a base of that name may bring a capture member."""
+    if b"import" not in raw:
+        return set()
+    return {name for module, names in _IMPORT.findall(raw) if module.startswith(b".") or b"models" in module
+            for name in _WORD.findall(names)}
 
 
 def _hook_classes(context: Context, index: ClassIndex) -> set[bytes]:
     """Names of top-level classes that define a selected capture member, or subclass (by name,
-    transitively) one that does or one defined outside the given files (it may)."""
+    transitively) one that does, or one of SGLang's models outside the given files (it may)."""
     defs = [b"def " + h.encode() for h in captures(context)]
     names = {name for path, found in index.by_path.items() for name, start, end in found
              if any(index.raws[path].find(d, start, end) >= 0 for d in defs)}
-    names |= {sub for base, subs in index.subclasses.items() if base not in index.bodies and base not in _ROOTS
-              for sub, _ in subs}
+    imported: dict[Path, set[bytes]] = {}
+    for base, subs in index.subclasses.items():
+        if base in index.bodies or base in _TORCH:
+            continue
+        for sub, path in subs:
+            if path not in imported:
+                imported[path] = _model_imports(index.raws[path])
+            if base in imported[path]:
+                names.add(sub)
     todo = list(names)
     while todo:
         for sub, _ in index.subclasses.get(todo.pop(), []):

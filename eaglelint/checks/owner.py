@@ -38,7 +38,7 @@ NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)
 
 _HEADER = re.compile(rb"^class[ \t]+(\w+)[ \t]*(?:\(([^)]*)\))?", re.M)
 _WORD = re.compile(rb"\w+")
-_FRESH = re.compile(rb"=\s*(?:\[\s*\]|list\(\)|[A-Z]\w*\()")
+_FRESH = re.compile(rb"(\w+)\s*(?::[^=\n]*)?=\s*\(?\s*(?:\[\s*\]|list\(\)|[A-Z]\w*\()")
 _HEAD = re.compile(rb"self\.lm_head\s*(?::|=(?!=))")
 _DECODER = re.compile(rb"self\.(?:" + b"|".join(a.encode() for a in DECODER_ATTRS) + rb")\s*=(?!=)\s*([\w.]+)")
 _DEFS = tuple(b"def " + m.encode() for m in OWNER_MEMBERS)
@@ -111,15 +111,18 @@ def may_hold_owner(path: Path, index: ClassIndex) -> bool:
 
 
 def _never_collects(body: bytes | None) -> bool:
-    """The body defines forward, and its forward neither makes a fresh collection (`= []`,
-    `= AuxHiddenStateList(...)`: what a decoder gathers aux hidden states into, capture_chain.py)
-    nor calls another forward."""
+    """The body defines forward, and its forward neither returns (within a few lines of a
+    `return`) a local made a fresh collection (`= []`, `= AuxHiddenStateList(...)`: what a
+    decoder gathers aux hidden states into, capture_chain.py), nor calls another forward."""
     if body is None or b"def forward" not in body:
         return False
     start = body.find(b"def forward")
     end = body.find(b"\n    def ", start + 1)
     forward = body[start:end if end >= 0 else len(body)]
-    return not _FRESH.search(forward) and b".forward(" not in forward
+    if b".forward(" in forward:
+        return False
+    return not any(re.search(rb"return\b[\s\S]{0,200}?\b" + name + rb"\b", forward)
+                   for name in set(_FRESH.findall(forward)))
 
 
 @dataclass(frozen=True)

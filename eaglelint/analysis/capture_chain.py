@@ -89,6 +89,7 @@ class DecoderCapture:
     returns_aux: bool | None  # on the normal path; None: cannot tell
     place: Place | None  # the forward that decides
     why: str
+    test: Place | None = None  # where its capture test reads the attribute or flag
 
     @property
     def collects(self) -> bool | None:
@@ -209,9 +210,11 @@ class CaptureChainAnalysis:
         return self._is_decoder[cls]
 
     def _holds_layers(self, cls: ClassEntity) -> bool:
+        """Runs a stack of layers (a forward, `self.layers` or an `nn.ModuleList(...)`), no head."""
         mro = self.resolver.mro(cls)
         assigns = [self.resolver.info(c).self_assigns for c in mro]
-        if any(LOGITS in a or HEAD in a for a in assigns):
+        if any(LOGITS in a or HEAD in a for a in assigns) or not any(
+                "forward" in self.resolver.info(c).methods for c in mro):
             return False
         return any(LAYER_CONTAINER in a or any(_builds_layers(v) for assign in a.values() for x in assign
                                                 for v in x.values) for a in assigns)
@@ -298,7 +301,7 @@ class CaptureChainAnalysis:
         if found is None:
             return DecoderCapture(cls, frozenset(), frozenset(), None, None,
                                   f"no forward of {cls.qualname} or its bases can be read")
-        attrs, flags, returns, place = self._read_forward(cls, found[0], found[1], 0)
+        attrs, flags, returns, place, test = self._read_forward(cls, found[0], found[1], 0)
         where = str(place)
         if returns is None:
             why = f"{where} returns what a forward eaglelint cannot read returns"
@@ -309,7 +312,7 @@ class CaptureChainAnalysis:
         else:
             read = [f"self.{a}" for a in sorted(attrs)] + [f"per-layer flag {f}" for f in sorted(flags)]
             why = f"{where} collects aux hidden states (reads {', '.join(read)})"
-        return DecoderCapture(cls, frozenset(attrs), frozenset(flags), returns, place, why)
+        return DecoderCapture(cls, frozenset(attrs), frozenset(flags), returns, place, why, test)
 
     def _forward_of(self, cls: ClassEntity, mro: list[ClassEntity]) -> tuple[ClassEntity, Fn] | None:
         for c in mro:
@@ -319,11 +322,13 @@ class CaptureChainAnalysis:
         return None
 
     def _read_forward(self, cls: ClassEntity, defined: ClassEntity, fn: Fn,
-                      depth: int) -> tuple[set[str], set[str], bool | None, Place]:
-        """(self attributes its capture tests look layer ids up in, per-layer flags they read, returns the aux list on
-        the normal path, where, why not known), following super().forward and self helpers."""
+                      depth: int) -> tuple[set[str], set[str], bool | None, Place, Place | None]:
+        """(self attributes its capture tests look layer ids up in, per-layer flags they read,
+        whether it returns the aux list on the normal path, the forward, the line of the capture
+        test), following super().forward and self helpers."""
         place = Place(defined, fn.lineno, f"{defined.qualname}.forward")
         reader = _ForwardReader(fn)
+        test = Place(defined, reader.test_line, place.what) if reader.test_line else None
         attrs, flags = set(reader.attrs), set(reader.flags)
         returns: bool | None = reader.returns_aux
         for callee in reader.passes:  # returns what another forward or helper returns
@@ -333,7 +338,8 @@ class CaptureChainAnalysis:
             node = self.owners.method_node(*target, positions=True)
             if node is None:
                 continue
-            a, f, r, _ = self._read_forward(cls, target[0], node, depth + 1)
+            a, f, r, _, inner_test = self._read_forward(cls, target[0], node, depth + 1)
+            test = test or inner_test
             attrs |= a
             flags |= f
             if r:
@@ -347,7 +353,9 @@ class CaptureChainAnalysis:
                 inner = _ForwardReader(node)
                 attrs |= inner.attrs
                 flags |= inner.flags
-        return attrs, flags, returns, place
+                if test is None and inner.test_line and target:
+                    test = Place(target[0], inner.test_line, f"{target[0].qualname}.{target[1]}")
+        return attrs, flags, returns, place, test
 
     def _callee(self, cls: ClassEntity, defined: ClassEntity,
                 callee: tuple[str, str]) -> tuple[ClassEntity, str] | None:
@@ -500,11 +508,13 @@ class CaptureChainAnalysis:
                 return [Broken("d", f"{writer} writes {wrote}; {capture.why}: nothing is captured", writer, reader)]
             read = ", ".join([f"self.{a}" for a in sorted(capture.attrs)] +
                              [f"layer.{f}" for f in sorted(capture.flags)])
+            reader = capture.test or reader
             return [Broken("d", f"{writer} writes {wrote}; {reader} reads only {read}: nothing is captured",
                            writer, reader)]
         if not capture.returns_aux:
-            return [Broken("e", f"{writer} turns capture on in {obj} ({dcls.qualname}), but {capture.why}: "
-                                f"nothing reaches the logits processor", writer, reader)]
+            marker = next(w for w in writes if (w.name in capture.flags if w.per_layer else w.name in capture.attrs))
+            return [Broken("e", f"{marker.place} turns capture on in {obj} ({dcls.qualname}), but {capture.why}: "
+                                f"nothing reaches the logits processor", marker.place, reader)]
         return []
 
     def _links_fg(self, served: ClassEntity, dpath: Path_, effect: SetterEffect, where: Place) -> list[Broken]:
@@ -786,10 +796,14 @@ class _ForwardReader:
                         and n is not fn and any(isinstance(m, ast.Attribute) and m.attr in _FEEDERS
                                                 and isinstance(m.value, ast.Name) and m.value.id in self.aux
                                                 for m in ast.walk(n))}
+        self.test_line = 0
         if self.aux:  # nothing made fresh and fed: no capture test to read
             for _, tests in self._feeds(fn):
                 if tests:  # the innermost test decides (an outer one picks the rank or the batch)
+                    before = len(self.attrs) + len(self.flags)
                     self._reads(tests[-1], set())
+                    if not self.test_line and len(self.attrs) + len(self.flags) > before:
+                        self.test_line = getattr(tests[-1], "lineno", 0)
         for n in self.nodes:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
                     and n.func.value.id == "self" and n.func.attr != "forward":

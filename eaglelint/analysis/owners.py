@@ -230,7 +230,7 @@ class OwnerAnalysis:
         if cls not in self._decoders:
             capture = self.chains.decoder(cls)
             collects, why = capture.collects, capture.why
-            if collects and not capture.flags and all(a.startswith(OTHER_CAPTURES) for a in capture.attrs):
+            if collects and capture.attrs and all(a.startswith(OTHER_CAPTURES) for a in capture.attrs):
                 collects, why = False, f"{why}: only for another algorithm's capture, no EAGLE-3 path"
             self._decoders[cls] = Decoder(cls, collects, why)
         return self._decoders[cls]

@@ -76,6 +76,7 @@ class SetterEffect:
     unknown: list[str] = field(default_factory=list)
     none_fails: Place | None = None  # where a None argument is iterated before any None test
     missing: list[tuple[Place, str, ClassEntity]] = field(default_factory=list)  # calls of members the object lacks
+    refuses: bool = False  # raises on purpose for this object (a decided `if not hasattr(...): raise`)
     calls: list[Place] = field(default_factory=list)  # members followed
 
 
@@ -415,19 +416,21 @@ class CaptureChainAnalysis:
                 "b", f"{hook} is a class attribute of {member.owner.qualname}, not a method the engine can call",
                 where, None),), ())
         problems = self._accepts(member.function, where)
-        decoders = self.decoder_paths(served)
+        decoders = self.decoder_bindings(served)
         if not decoders:
             return Chain(served, hook, where, None, tuple(problems),
                          (f"{served.qualname} holds no decoder eaglelint can find",))
         broken: list[Broken] = list(problems)
         unknown: list[str] = []
         first: ClassEntity | None = None
-        for dpath, dcls in decoders:
+        for dpath, dcls, bound in decoders:
             first = first or dcls
-            effect = self.effect(served, hook, {dpath: dcls})
+            effect = self.effect(served, hook, bound)
             if effect is None:
                 continue
             unknown += effect.unknown
+            if effect.refuses:
+                continue  # the member raises for this decoder on purpose: the member rules judge that
             if effect.none_fails and not any(b.link == "b" for b in broken):
                 broken.append(Broken("b", f"{effect.none_fails} iterates the layer ids without a None test; the "
                                           f"engine passes None when the draft config names no layers",
@@ -459,21 +462,27 @@ class CaptureChainAnalysis:
     def decoder_paths(self, served: ClassEntity) -> list[tuple[Path_, ClassEntity]]:
         """Decoders the served object holds, as paths: `self.model`, or a held full model's
         `self.language_model.model`, one level deep."""
-        out: list[tuple[Path_, ClassEntity]] = []
+        return [(path, cls) for path, cls, _ in self.decoder_bindings(served)]
+
+    def decoder_bindings(self, served: ClassEntity) -> list[tuple[Path_, ClassEntity, dict[Path_, ClassEntity]]]:
+        """As decoder_paths, each with the class of every object on its path (a held
+        DeepseekV2ForCausalLM holds a DeepseekV2Model; a DeepseekForCausalLM, a DeepseekModel)."""
+        out: list[tuple[Path_, ClassEntity, dict[Path_, ClassEntity]]] = []
         seen: set[ClassEntity] = set()
-        todo: list[tuple[Path_, ClassEntity]] = [((), served)]
+        todo: list[tuple[Path_, ClassEntity, dict[Path_, ClassEntity]]] = [((), served, {})]
         while todo:
-            path, cls = todo.pop(0)
+            path, cls, bound = todo.pop(0)
             if cls in seen or len(path) > 2:
                 continue
             seen.add(cls)
             for attr in self._held_attrs(cls):
                 classes, _ = held_classes(self.resolver, cls, attr)
                 for held in classes:
+                    where = path + (attr,)
                     if self.is_decoder(held):
-                        out.append((path + (attr,), held))
+                        out.append((where, held, {**bound, where: held}))
                     elif self.generates(held):
-                        todo.append((path + (attr,), held))
+                        todo.append((where, held, {**bound, where: held}))
         return out
 
     def _held_attrs(self, cls: ClassEntity) -> list[str]:
@@ -561,6 +570,7 @@ class _Walk:
         self.env, self.maybe_none, self.place = env, maybe_none, place
         self.layers: dict[str, Path_] = {}
         self.none_attrs: set[Path_] = set()  # attributes holding the argument while it may be None
+        self.undecided = 0  # enclosing conditions the walk cannot decide
         self.tested_none = False
 
     def block(self, stmts: list[ast.stmt]) -> bool:
@@ -569,6 +579,7 @@ class _Walk:
 
     def stmt(self, s: ast.stmt) -> bool:
         if isinstance(s, ast.Raise):
+            self.out.refuses = self.out.refuses or self.undecided == 0
             return False
         if isinstance(s, ast.Return):
             if s.value is not None:
@@ -580,8 +591,10 @@ class _Walk:
                 return self.block(s.body)
             if truth is False:
                 return self.block(s.orelse)
+            self.undecided += 1
             a = self.block(s.body)
             b = self.block(s.orelse)
+            self.undecided -= 1
             return a or b
         if isinstance(s, (ast.For, ast.AsyncFor)):
             self.iterated(s.iter)
@@ -717,11 +730,13 @@ class _Walk:
         path = _self_path(func.value, self.env)
         if path is None:
             return
-        for cls in self.chain.classes_at(self.served, path, self.bound):
-            member = self.chain.resolver.find_member(cls, func.attr)
-            if member is None and path and func.attr in _ENTRY_NAMES:
-                where = Place(self.defined, call.lineno, self.place.what)
-                self.out.missing.append((where, "self." + ".".join(path) + "." + func.attr, cls))
+        classes = self.chain.classes_at(self.served, path, self.bound)
+        members = [self.chain.resolver.find_member(cls, func.attr) for cls in classes]
+        if path and func.attr in _ENTRY_NAMES and classes and all(m is None for m in members):
+            # every class the object may be lacks it (where only some do, the member rules say so)
+            where = Place(self.defined, call.lineno, self.place.what)
+            self.out.missing.append((where, "self." + ".".join(path) + "." + func.attr, classes[0]))
+        for member in members:
             if member is None or member.function is None:
                 continue
             if not path and func.attr not in _ENTRY_NAMES and not _looks_like_setter(func.attr):
@@ -799,11 +814,14 @@ class _ForwardReader:
         self.test_line = 0
         if self.aux:  # nothing made fresh and fed: no capture test to read
             for _, tests in self._feeds(fn):
-                if tests:  # the innermost test decides (an outer one picks the rank or the batch)
+                # the innermost test that reads a capture list or flag decides (one further in may
+                # pick how to gather the state, one further out the rank or the batch)
+                for test in reversed(tests):
                     before = len(self.attrs) + len(self.flags)
-                    self._reads(tests[-1], set())
-                    if not self.test_line and len(self.attrs) + len(self.flags) > before:
-                        self.test_line = getattr(tests[-1], "lineno", 0)
+                    self._reads(test, set())
+                    if len(self.attrs) + len(self.flags) > before:
+                        self.test_line = self.test_line or getattr(test, "lineno", 0)
+                        break
         for n in self.nodes:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
                     and n.func.value.id == "self" and n.func.attr != "forward":

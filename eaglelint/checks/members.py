@@ -120,6 +120,9 @@ def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMet
                     f"but {wrapped.qualname} is a decoder body whose {method.name} only marks layers: write it "
                     f"as an owner does (eaglelint fix sets self.{CAPTURE_FLAG}, maps None to the default "
                     f"layers, shifts by one, and calls it)"))
+            if how == "refuse":
+                finding = replace(finding, message=finding.message.replace(
+                    "add a delegation (eaglelint fix)", f"no automatic fix: {why}"))
             refused = why if how == "refuse" else None
         out.append(replace(finding, every_candidate=every, fix_refusal=refused))
     return out

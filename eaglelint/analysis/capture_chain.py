@@ -347,7 +347,7 @@ class CaptureChainAnalysis:
                 returns = True
             elif r is None and returns is False:
                 returns = None
-        for helper in reader.helpers:
+        for helper in reader.helpers if not (attrs or flags) else ():  # where its own test reads none
             target = self._callee(cls, defined, helper)
             node = self.owners.method_node(*target, positions=True) if target and depth <= _DEPTH else None
             if node is not None:

@@ -25,16 +25,15 @@ from ..analysis.roles import is_draft, is_draft_name
 from ..findings import Finding
 from .aux import captures
 from .context import Context
-from .owner import SUBJECT_TEXT as OWNER_SUBJECT_TEXT
 from .owner import ClassIndex
 
 CODE_BY_LINK = {"b": "EGL050", "c": "EGL051", "d": "EGL051", "e": "EGL052", "f": "EGL053", "g": "EGL053"}
 CODES = ("EGL050", "EGL051", "EGL052", "EGL053")
 CALL_FAILS = "EGL050"  # the engine's call raises: its argument, or a member the delegation reaches is missing
 SUBJECTS = "served classes with a capture member"
-# the subjects are found by name (EntryClass); the classes a chain reads are parsed when it
-# reads them. The owner family's text, so that a file both read is summarised for the two at once.
-SUBJECT_TEXT = OWNER_SUBJECT_TEXT
+# the subjects are found by name (EntryClass); what --jobs workers parse ahead: the classes
+# that define a capture member (the rest a chain reads is parsed when it reads it)
+SUBJECT_TEXT = re.compile(r"def\s+set_(?:eagle3|dflash|dspark)_layers_to_capture")
 
 
 _IMPORT = re.compile(rb"^from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)

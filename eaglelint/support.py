@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .analysis.capture_chain import CaptureChainAnalysis
 from .analysis.discover import discover
 from .analysis.owners import OwnerAnalysis
 from .analysis.presence import has_member, presence
@@ -21,6 +22,7 @@ from .analysis.project import Project
 from .analysis.resolve import ClassEntity, Resolver
 from .analysis.roles import is_draft
 from .analysis.wrappers import wrapped_candidates
+from .checks.aux import CAPTURES
 from .checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from .checks.owner import CODE as OWNER_CODE
 from .checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
@@ -34,7 +36,9 @@ FIXABLE = "fixable gap (delegation)"
 IMPLEMENTABLE = "implementable (owner)"
 NOT_SUPPORTED = "not supported"
 UNKNOWN = "unknown"
-STATUSES = (SUPPORTED, FIXABLE, IMPLEMENTABLE, NOT_SUPPORTED, UNKNOWN)
+DRAFT = "draft model"
+NOT_APPLICABLE = "not applicable"
+STATUSES = (SUPPORTED, FIXABLE, IMPLEMENTABLE, NOT_SUPPORTED, UNKNOWN, DRAFT, NOT_APPLICABLE)
 DELEGATION_CODES = (SEVERITY_BY_CALLED_ON["target"], OPTIONAL_CODE)
 
 
@@ -86,6 +90,7 @@ def _targets(pack: Interface) -> list[InterfaceMethod]:
 class _Judge:
     def __init__(self, resolver: Resolver, analysis: OwnerAnalysis, findings: list[Finding]):
         self.resolver, self.analysis = resolver, analysis
+        self.chains: CaptureChainAnalysis = analysis.chains
         self.by_class: dict[tuple[str, str], list[Finding]] = {}
         for f in findings:
             self.by_class.setdefault((os.path.abspath(f.path), f.class_name), []).append(f)
@@ -100,11 +105,15 @@ class _Judge:
 
     def verdict(self, entry: ClassEntity, pack: Interface) -> tuple[str, str]:
         if is_draft(entry):
-            return UNKNOWN, "a draft model: SGLang loads it only as the draft, target-side support does not apply"
+            return DRAFT, "SGLang loads it only as the draft model; target-side support does not apply"
         names = load_codes()
         members = [m.name for m in _targets(pack)]
         found = [f for f in self.by_class.get((entry.path, entry.qualname), [])
                  if f.interface in (None, pack.name) and (f.method is None or f.method in members)]
+        if not found and not any(has_member(self.resolver, entry, h) for h in CAPTURES) \
+                and not self.chains.can_generate(entry):
+            return NOT_APPLICABLE, "it cannot generate (no logits processor of its own or in a model it holds: " \
+                                   "an embedding, reward or classification model)"
         for f in found:
             if names[f.code].name in ("unreadable-file", "unresolved-wrapped-class"):
                 return UNKNOWN, f.message
@@ -122,8 +131,21 @@ class _Judge:
         if aux and not missing:
             return NOT_SUPPORTED, f"has the members, but {aux[0].code}: {aux[0].message}"
         if not missing:
-            return SUPPORTED, f"has {', '.join(members)}" if members else "the pack asks nothing of a target"
+            return self._chain(entry, pack, members)
         return self._without_finding(entry, missing)
+
+    def _chain(self, entry: ClassEntity, pack: Interface, members: list[str]) -> tuple[str, str]:
+        """Has the members: supported only when the capture chain of each capture member holds
+        (the findings EGL050-EGL053 name a broken link; here an undecided one is unknown)."""
+        for hook in members:
+            chain = self.chains.chain(entry, hook) if hook in CAPTURES else None
+            if chain is None or chain.holds:
+                continue
+            if chain.broken:
+                return NOT_SUPPORTED, f"has the members, but the capture chain breaks at link " \
+                                      f"{chain.broken[0].link}: {chain.broken[0].message}"
+            return UNKNOWN, f"has the members, but whether {hook} captures cannot be told: {'; '.join(chain.unknown)}"
+        return SUPPORTED, f"has {', '.join(members)}" if members else "the pack asks nothing of a target"
 
     def _without_finding(self, entry: ClassEntity, missing: list[str]) -> tuple[str, str]:
         """A gap no rule reports: say why it cannot be filled, or what eaglelint cannot tell."""
@@ -156,4 +178,18 @@ class _Judge:
                 held = ", ".join(c.qualname for c in classes)
                 return NOT_SUPPORTED, f"lacks {lacks}, and so does its {attr} ({held})"
             return UNKNOWN, f"lacks {lacks}; its {attr} cannot be resolved: {'; '.join(reasons) or 'no value'}"
-        return UNKNOWN, f"lacks {lacks}; holds no decoder (self.model) or language model eaglelint recognises"
+        return self._other_decoder(entry, lacks)
+
+    def _other_decoder(self, entry: ClassEntity, lacks: str) -> tuple[str, str]:
+        """A decoder held under another attribute (`self.transformer`): found by what it is."""
+        found = self.chains.decoder_paths(entry)
+        if not found:
+            return UNKNOWN, f"lacks {lacks}; holds no decoder or language model eaglelint recognises"
+        path, decoder = found[0]
+        capture = self.chains.decoder(decoder)
+        held = f"self.{'.'.join(path)} ({decoder.qualname})"
+        if capture.collects is False:
+            return NOT_SUPPORTED, f"lacks {lacks}; its decoder {held}: {capture.why}"
+        if capture.collects is None:
+            return UNKNOWN, f"lacks {lacks}; cannot tell whether {held} collects: {capture.why}"
+        return IMPLEMENTABLE, f"lacks {lacks}; its decoder {held} collects aux hidden states; write them by hand"

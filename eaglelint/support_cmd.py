@@ -22,7 +22,7 @@ from .packs import RulesError, select_interfaces
 if TYPE_CHECKING:
     from .support import Row
 
-COLORS = ("green", "yellow", "cyan", "red", "dim")  # one per support.STATUSES entry, in order
+COLORS = ("green", "yellow", "cyan", "red", "dim", "blue", "dim")  # one per support.STATUSES entry, in order
 COLUMNS = ("file", "class", "pack", "status", "detail")
 
 

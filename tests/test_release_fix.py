@@ -160,6 +160,11 @@ def test_0_5_23_whole_tree_fix_compiles_and_adds_no_undefined_names(tmp_path):
     assert _ruff(changed, models) <= ruff_before
     after = json.loads(eaglelint("check", "--output-format", "json", models).stdout)
     assert [f for f in after if f["fixable"]] == []
+    # no capture chain the fix could have mended is left broken: only Qwen4Exp's decoder, which
+    # returns (hidden_states, hc_hidden_states) on every non-idle batch (qwen4_exp.py:2170),
+    # and no member written can change that (docs/capture-chain.md)
+    assert {(Path(f["path"]).name, f["class"], f["code"]) for f in after if f["code"].startswith("EGL05")} == {
+        ("qwen4_exp.py", "Qwen4ExpForConditionalGeneration", "EGL052")}
     assert eaglelint("fix", "--write", models).stdout.startswith("Added 0 methods")
     assert os.listdir(models)  # sanity: the tree is still there
 

@@ -11,7 +11,16 @@ import pytest
 from conftest import FIXTURES
 
 from eaglelint.packs import select_interfaces
-from eaglelint.support import FIXABLE, IMPLEMENTABLE, NOT_SUPPORTED, SUPPORTED, UNKNOWN, support_matrix
+from eaglelint.support import (
+    DRAFT,
+    FIXABLE,
+    IMPLEMENTABLE,
+    NOT_APPLICABLE,
+    NOT_SUPPORTED,
+    SUPPORTED,
+    UNKNOWN,
+    support_matrix,
+)
 
 TREE = FIXTURES / "check"
 
@@ -31,7 +40,12 @@ def fixture_rows():
 
 @pytest.mark.parametrize(("entry", "status"), [
     ("OwnerDecoderForCausalLM", SUPPORTED),  # has both members itself
-    ("PPWrapper", SUPPORTED),  # delegates both
+    ("PPWrapper", UNKNOWN),  # delegates both, to a stub whose decoder cannot be found: the chain is not followed
+    ("FixedFlagVLForConditionalGeneration", SUPPORTED),  # its setter marks the layers its decoder reads
+    ("FlagVLForConditionalGeneration", NOT_SUPPORTED),  # has the members; the setter writes what is never read
+    ("StreamsVLForConditionalGeneration", NOT_SUPPORTED),  # the decoder returns another tuple
+    ("NoneVLForConditionalGeneration", NOT_SUPPORTED),  # iterates None
+    ("UnflaggedVLForConditionalGeneration", NOT_SUPPORTED),  # served flag never set
     ("PlainWrapperForConditionalGeneration", FIXABLE),  # EGL001: delegation
     ("ChildWrapper", FIXABLE),  # inherits its base's gap
     ("OwnerVLForConditionalGeneration", IMPLEMENTABLE),  # EGL040
@@ -39,7 +53,7 @@ def fixture_rows():
     ("LonelyForCausalLM", IMPLEMENTABLE),  # EGL041: by hand
     ("NoCollectOwnerForCausalLM", NOT_SUPPORTED),  # decoder overrides forward without collecting
     ("RegisteredChild", UNKNOWN),  # EGL010
-    ("OwnerDecoderForCausalLMMTP", UNKNOWN),  # a draft model
+    ("OwnerDecoderForCausalLMMTP", DRAFT),  # a draft model
 ])
 def test_fixture_statuses(fixture_rows, entry, status):
     assert statuses(fixture_rows)[entry] == status
@@ -112,7 +126,7 @@ HAND_CHECKED = {
         "OPTForCausalLM": NOT_SUPPORTED,  # OPTModel -> OPTDecoder never collects
         "Gemma3ForConditionalGeneration": NOT_SUPPORTED,  # its Gemma3ForCausalLM lacks both too
         "LlavaForConditionalGeneration": UNKNOWN,  # registry lookup by architecture name
-        "DeepseekV3ForCausalLMNextN": UNKNOWN,  # a draft
+        "DeepseekV3ForCausalLMNextN": DRAFT,
         # passes language_model_cls=Qwen3MoeLLMModel up, whose forward reads layers_to_capture; no members
         "Qwen3VLMoeForConditionalGeneration": IMPLEMENTABLE,
     },
@@ -123,7 +137,12 @@ HAND_CHECKED = {
         "Glm4ForCausalLM": IMPLEMENTABLE,  # Glm4Model collects; no EAGLE-3 setter
         "MixtralForCausalLM": NOT_SUPPORTED,  # MixtralModel never collects
         "Gemma3ForConditionalGeneration": SUPPORTED,
-        "LlamaForCausalLMEagle3": UNKNOWN,  # a draft
+        "LlamaForCausalLMEagle3": DRAFT,
+        # Qwen4ExpModel.forward returns (hidden_states, hc_hidden_states) on every non-idle batch
+        "Qwen4ExpForConditionalGeneration": NOT_SUPPORTED,
+        "Qwen3_5ForConditionalGeneration": SUPPORTED,  # the setter marks the decoder's layers (since 0.5.22)
+        "Qwen2ForRewardModel": NOT_APPLICABLE,  # a reward model: no logits processor
+        "GPT2LMHeadModel": NOT_SUPPORTED,  # its decoder self.transformer (GPT2Model) collects nothing
         "InternVLChatModel": FIXABLE,  # language_model chosen among *ForCausalLM that have both
     },
 }

@@ -19,25 +19,24 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass, replace
-from pathlib import Path
 
+from .capture_chain import CAPTURE_HOOK, HEAD, LOGITS, CaptureChainAnalysis
 from .class_body import class_node
 from .exprs import expression_refs
 from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
 from .sources import SourceError, split_lines
 
-CAPTURE_HOOK = "set_eagle3_layers_to_capture"
 OWNER_MEMBERS = (CAPTURE_HOOK, "get_embed_and_head")  # what an owner writes itself, in this order
-HEAD = "lm_head"
-LOGITS = "logits_processor"
 # Attributes that hold an owner's decoder. A later discovery by what a class holds
 # (not by the attribute's name) can widen this without touching the rest.
 DECODER_ATTRS = ("model",)
+# what DSpark's setters write (`dspark_layers_to_capture`): a decoder reading only these has no EAGLE-3 path
+OTHER_CAPTURES = ("dspark_",)
 # a class whose text has no `self.model` cannot assign it: a lazy summary leaves it unparsed
 ASSIGNS_DECODER = re.compile(r"self\s*\.\s*(?:" + "|".join(DECODER_ATTRS) + r")\b")
-LAYERS = "layers_to_capture"  # what the sibling's capture hook sets on the decoder
 _PARAMETER = re.compile(r"parameter '(\w+)'")
+
 @dataclass(frozen=True)
 class Decoder:
     cls: ClassEntity
@@ -82,35 +81,6 @@ def mentions_aux(node: ast.AST) -> bool:
                for n in ast.walk(node))
 
 
-def _collects(fn: ast.AST, own_setter: bool) -> bool:
-    """Collects aux hidden states the way EAGLE-3 drives them: reads `layers_to_capture`
-    (Qwen2Model, LlamaModel), or, where the decoder has its own `set_eagle3_layers_to_capture`
-    (Qwen2MoeModel marks the layers it is given), returns the aux states it gathered. A
-    decoder that only collects for DSpark (`dspark_layers_to_capture`) has no EAGLE-3 path."""
-    if not mentions_aux(fn):
-        return False
-    return any((isinstance(n, ast.Attribute) and n.attr == LAYERS)
-               or (own_setter and isinstance(n, ast.Return) and n.value is not None and mentions_aux(n.value))
-               for n in ast.walk(fn))
-
-
-def _calls_super_forward(fn: ast.AST) -> bool:
-    """`super().forward(...)` or `Base.forward(self, ...)`."""
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "forward":
-            target = n.func.value
-            if isinstance(target, ast.Call) and isinstance(target.func, ast.Name) and target.func.id == "super":
-                return True
-            if isinstance(target, ast.Name) and n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == "self":
-                return True
-    return False
-
-
-def _self_calls(fn: ast.AST) -> set[str]:
-    return {n.func.attr for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-            and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"}
-
-
 def _names(ref: Ref, name: str) -> bool:
     return ref.name == name or any(_names(a, name) for a in ref.args)
 
@@ -139,6 +109,7 @@ class OwnerAnalysis:
         # (method tree, (lines, columns) still to add to its positions, or None once added)
         self._nodes: dict[tuple[ClassEntity, str], tuple[ast.AST | None, tuple[int, int] | None]] = {}
         self._decoders: dict[ClassEntity, Decoder] = {}
+        self._chains: CaptureChainAnalysis | None = None
 
     # -- single methods ----------------------------------------------------
     def lines(self, path: str) -> list[str] | None:
@@ -254,36 +225,21 @@ class OwnerAnalysis:
             LOGITS in self.resolver.info(c).self_assigns for c in self.resolver.mro(cls))
 
     def decoder(self, cls: ClassEntity) -> Decoder:
+        """Whether cls's forward collects aux hidden states: the capture chain's reading
+        (capture_chain.py), so that owners, the chain and `support` mean one thing."""
         if cls not in self._decoders:
-            own = self._decoder(cls, [cls])  # its own forward decides, unless it defers to a base's
-            needs_bases = own.collects is None or self._defers(cls)
-            self._decoders[cls] = self._decoder(cls, self.resolver.mro(cls)) if needs_bases else own
+            capture = self.chains.decoder(cls)
+            collects, why = capture.collects, capture.why
+            if collects and capture.attrs and all(a.startswith(OTHER_CAPTURES) for a in capture.attrs):
+                collects, why = False, f"{why}: only for another algorithm's capture, no EAGLE-3 path"
+            self._decoders[cls] = Decoder(cls, collects, why)
         return self._decoders[cls]
 
-    def _defers(self, cls: ClassEntity) -> bool:
-        fn = self.method_node(cls, "forward")
-        return fn is not None and _calls_super_forward(fn)
-
-    def _decoder(self, cls: ClassEntity, mro: list[ClassEntity]) -> Decoder:
-        """Whether the forward that runs collects aux hidden states: the first forward in
-        the MRO, followed through `super().forward(...)`, with the helpers of its own class."""
-        for c in mro:
-            info = self.resolver.info(c)
-            if "forward" not in info.methods:
-                continue
-            fn = self.method_node(c, "forward")
-            where = f"{c.qualname}.forward ({Path(c.path).name}:{info.methods['forward'].line})"
-            if fn is None:
-                return Decoder(cls, None, f"{where} cannot be read")
-            helpers = [self.method_node(c, h) for h in _self_calls(fn) if h in info.methods and h != "forward"]
-            setter = CAPTURE_HOOK in info.methods
-            if _collects(fn, setter) or any(h is not None and _collects(h, setter) for h in helpers):
-                return Decoder(cls, True, f"{where} collects aux hidden states")
-            if _calls_super_forward(fn):
-                continue
-            return Decoder(cls, False, f"{where} does not collect aux hidden states for EAGLE-3 (never "
-                                       f"reads {LAYERS})")
-        return Decoder(cls, None, f"no forward of {cls.qualname} or its bases can be read")
+    @property
+    def chains(self) -> CaptureChainAnalysis:
+        if self._chains is None:
+            self._chains = CaptureChainAnalysis(self.resolver, self)
+        return self._chains
 
     def forward(self, cls: ClassEntity) -> tuple[ClassEntity, ast.FunctionDef | ast.AsyncFunctionDef] | None:
         """The forward that runs for cls, with the class that defines it."""

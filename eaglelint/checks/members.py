@@ -15,6 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..analysis.capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
+from ..analysis.capture_chain import FLAG as CAPTURE_FLAG
+from ..analysis.owners import OwnerAnalysis
 from ..analysis.presence import presence
 from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
 from ..analysis.roles import is_draft
@@ -104,8 +107,24 @@ def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMet
         entry = info.name in mod.entry_classes or any(e for _, e in inheriting)
         every = not reasons and all(_provider(resolver, [c], method.name) for c in classes)
         finding = _finding(path, info, attr, method, wrapped, member, _labels(cls, inheriting), entry)
-        out.append(replace(finding, every_candidate=every,
-                           fix_refusal=_fix_refusal(resolver, cls, method, member)))
+        refused = _fix_refusal(resolver, cls, method, member)
+        if method.name == CAPTURE_HOOK and refused is None:
+            chains = run.memo("chain.analysis", lambda: CaptureChainAnalysis(
+                resolver, run.memo("owner.analysis", lambda: OwnerAnalysis(resolver))))
+            plans = {chains.capture_member_plan(cls, c) for c in classes}
+            how, why = sorted(plans)[-1] if len(plans) == 1 else ("refuse", f"self.{attr} may hold a decoder body "
+                                                                  "or a whole model; write the member by hand")
+            if how == "owner":
+                finding = replace(finding, message=finding.message.replace(
+                    "add a delegation (eaglelint fix)",
+                    f"but {wrapped.qualname} is a decoder body whose {method.name} only marks layers: write it "
+                    f"as an owner does (eaglelint fix sets self.{CAPTURE_FLAG}, maps None to the default "
+                    f"layers, shifts by one, and calls it)"))
+            if how == "refuse":
+                finding = replace(finding, message=finding.message.replace(
+                    "add a delegation (eaglelint fix)", f"no automatic fix: {why}"))
+            refused = why if how == "refuse" else None
+        out.append(replace(finding, every_candidate=every, fix_refusal=refused))
     return out
 
 

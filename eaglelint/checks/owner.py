@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..analysis.choices import held_classes
-from ..analysis.owners import ASSIGNS_DECODER, CAPTURE_HOOK, DECODER_ATTRS, LAYERS, OWNER_MEMBERS, Owner, OwnerAnalysis
+from ..analysis.owners import ASSIGNS_DECODER, CAPTURE_HOOK, DECODER_ATTRS, OWNER_MEMBERS, Owner, OwnerAnalysis
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
@@ -38,8 +38,7 @@ NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)
 
 _HEADER = re.compile(rb"^class[ \t]+(\w+)[ \t]*(?:\(([^)]*)\))?", re.M)
 _WORD = re.compile(rb"\w+")
-_LAYERS = re.compile(rb"\." + LAYERS.encode() + rb"\b")
-_SETTER = b"def " + CAPTURE_HOOK.encode()
+_FRESH = re.compile(rb"(\w+)\s*(?::[^=\n]*)?=\s*\(?\s*(?:\[\s*\]|list\(\)|[A-Z]\w*\()")
 _HEAD = re.compile(rb"self\.lm_head\s*(?::|=(?!=))")
 _DECODER = re.compile(rb"self\.(?:" + b"|".join(a.encode() for a in DECODER_ATTRS) + rb")\s*=(?!=)\s*([\w.]+)")
 _DEFS = tuple(b"def " + m.encode() for m in OWNER_MEMBERS)
@@ -88,8 +87,8 @@ def may_hold_owner(path: Path, index: ClassIndex) -> bool:
     for what `owner_findings` reports: a class is dropped only if it has both members, is a
     draft, is neither named after EntryClass nor a base of any class, defines a forward
     without a logits call, holds a `*ForCausalLM`, or holds a class of the given files
-    whose own body defines forward without reading `.layers_to_capture`, defining the
-    EAGLE-3 setter, or calling another forward.)"""
+    whose own body defines a forward that makes no fresh collection and calls no other
+    forward.)"""
     raw = index.raws[path]
     if b"lm_head" not in raw or b"logits_processor" not in raw:
         return False
@@ -112,10 +111,18 @@ def may_hold_owner(path: Path, index: ClassIndex) -> bool:
 
 
 def _never_collects(body: bytes | None) -> bool:
-    """The body defines forward, and neither reads `.layers_to_capture`, nor has its own
-    EAGLE-3 setter, nor calls another forward."""
-    return body is not None and b"def forward" in body and not _LAYERS.search(body) \
-        and _SETTER not in body and b".forward(" not in body
+    """The body defines forward, and its forward neither returns (within a few lines of a
+    `return`) a local made a fresh collection (`= []`, `= AuxHiddenStateList(...)`: what a
+    decoder gathers aux hidden states into, capture_chain.py), nor calls another forward."""
+    if body is None or b"def forward" not in body:
+        return False
+    start = body.find(b"def forward")
+    end = body.find(b"\n    def ", start + 1)
+    forward = body[start:end if end >= 0 else len(body)]
+    if b".forward(" in forward:
+        return False
+    return not any(re.search(rb"return\b[\s\S]{0,200}?\b" + name + rb"\b", forward)
+                   for name in set(_FRESH.findall(forward)))
 
 
 @dataclass(frozen=True)

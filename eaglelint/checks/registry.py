@@ -32,10 +32,10 @@ from ..analysis.resolve import ClassEntity, Resolver
 from ..findings import Finding, file_error
 from ..fix.edits import EditableFile, NotFixable, Planner
 from ..packs import load_codes
-from . import aux, marker_scan, members, owner
+from . import aux, chain, marker_scan, members, owner
 from .context import Context
 
-FAMILIES: tuple[ModuleType, ...] = (members, aux, marker_scan, owner)
+FAMILIES: tuple[ModuleType, ...] = (members, aux, marker_scan, owner, chain)
 
 
 def subject_files(context: Context) -> dict[Path, re.Pattern[str] | None]:
@@ -49,7 +49,11 @@ def subject_files(context: Context) -> dict[Path, re.Pattern[str] | None]:
         files = getattr(family, "files", None)
         text = getattr(family, "SUBJECT_TEXT", None)
         for path in files(context) if files else ():
-            out[path] = None if path in out and out[path] != text else text
+            if path in out and out[path] != text:  # both families' classes: either text
+                seen = out[path]
+                out[path] = None if seen is None or text is None else re.compile(f"{seen.pattern}|{text.pattern}")
+            else:
+                out[path] = text
     return out
 
 

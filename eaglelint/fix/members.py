@@ -16,10 +16,14 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from ..analysis.capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
 from ..analysis.class_body import bound_in_class, class_node
+from ..analysis.owners import OwnerAnalysis
 from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.project import Project
+from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.summary import FunctionInfo, Param, free_names
+from ..analysis.wrappers import wrapped_candidates
 from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_interfaces
 from .delegation import Delegation, render
@@ -106,8 +110,35 @@ def place_from_summary(file: EditableFile, project: Project, qualname: str,
     return indent, step, after_body(file.lines, info.end_line, indent), {}, info.line
 
 
+def owner_capture_member(attr: str, indent: str, step: str) -> list[str]:
+    """The capture member of a class that holds a decoder body as self.<attr> and makes its own
+    logits: what SGLang's owners write (qwen3_5_text.py's Qwen3_5ForCausalLM at 0.5.23):
+    the served flag, the default layers for None, the one-layer shift (a decoder captures a
+    layer's input), then the decoder's own marker."""
+    body = [
+        "self.capture_aux_hidden_states = True",
+        "if layer_ids is None:",
+        f"{step}num_layers = len(self.{attr}.layers)",
+        f"{step}layers_to_capture = [2, num_layers // 2, num_layers - 3]",
+        "else:",
+        f"{step}layers_to_capture = [val + 1 for val in layer_ids]",
+        f"self.{attr}.set_eagle3_layers_to_capture(layers_to_capture)",
+    ]
+    return [f"{indent}def set_eagle3_layers_to_capture(self, layer_ids=None):"] + [
+        f"{indent}{step}{line}" for line in body]
+
+
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,
                 qualname: str) -> tuple[list[str], list[ImportNeed]]:
+    if f.method == CAPTURE_HOOK and f.wrapped_class and f.wrapped_path:
+        resolver = Resolver(project)
+        held = wrapped_candidates(resolver, ClassEntity(str(file_of(f)), qualname), f.wrapper_attribute or "")[0]
+        chains = CaptureChainAnalysis(resolver, OwnerAnalysis(resolver))
+        plans = {chains.capture_member_plan(ClassEntity(str(file_of(f)), qualname), c) for c in held}
+        if plans == {("owner", None)}:
+            return owner_capture_member(f.wrapper_attribute or DEFAULT_HELD_ATTR, indent, step), []
+        if any(how == "refuse" for how, _ in plans) or len(plans) > 1:
+            raise NotFixable(next((why for how, why in plans if why), "write the member by hand"))
     provider_path = Path(os.path.abspath(f.wrapped_path))
     provider = project.summary(provider_path)
     method = provider.classes[f.provider_class].methods.get(f.method) if provider else None
@@ -138,6 +169,10 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
     if method.return_annotation and not drop_return:
         needs += imports.require(_names(method.return_annotation), provider_path)
     return lines, needs
+
+
+def file_of(f: Finding) -> Path:
+    return Path(os.path.abspath(f.path))
 
 
 def _is_data_member(name: str | None) -> bool:

@@ -1,0 +1,130 @@
+"""EGL050-EGL053: a served model has its capture member, but the chain from the
+engine's call to the logits processor breaks (analysis/capture_chain.py).
+
+Why: having `set_eagle3_layers_to_capture` is not capturing. SGLang 0.5.11 to 0.5.21
+served Qwen3.5-VL with an inherited setter that writes `self.model.layers_to_capture`
+while its decoder decides capture by a per-layer flag: nothing is captured, the decoder
+returns a tensor and the served forward unpacks it as a tuple. Qwen4Exp (0.5.20 on) sets
+the flags right, but its decoder returns `(hidden_states, hc_hidden_states)` on every
+batch that is not idle. One finding per broken link, naming the writer and the reader.
+
+Speed: only registered classes of files whose top-level classes define a capture member,
+or subclass (by name, transitively) a class that does, are read (a bytes test).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from ..analysis.capture_chain import Broken, CaptureChainAnalysis, Chain
+from ..analysis.owners import OwnerAnalysis
+from ..analysis.resolve import ClassEntity
+from ..analysis.roles import is_draft, is_draft_name
+from ..findings import Finding
+from .aux import captures
+from .context import Context
+from .owner import ClassIndex
+
+CODE_BY_LINK = {"b": "EGL050", "c": "EGL051", "d": "EGL051", "e": "EGL052", "f": "EGL053", "g": "EGL053"}
+CODES = ("EGL050", "EGL051", "EGL052", "EGL053")
+CALL_FAILS = "EGL050"  # the engine's call raises: its argument, or a member the delegation reaches is missing
+SUBJECTS = "served classes with a capture member"
+# the subjects are found by name (EntryClass); what --jobs workers parse ahead: the classes
+# that define a capture member (the rest a chain reads is parsed when it reads it)
+SUBJECT_TEXT = re.compile(r"def\s+set_(?:eagle3|dflash|dspark)_layers_to_capture")
+
+
+_IMPORT = re.compile(rb"^from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_WORD = re.compile(rb"\w+")
+_TORCH = {b"nn", b"Module", b"torch"}  # `nn.Module`: never one of SGLang's models
+
+
+def _model_imports(raw: bytes) -> set[bytes]:
+    """Names a file imports from SGLang's models package (`from .qwen3_vl import X`, `from
+    sglang.srt.models.qwen3_vl import X`): a base of that name may bring a capture member."""
+    if b"import" not in raw:
+        return set()
+    return {name for module, names in _IMPORT.findall(raw) if module.startswith(b".") or b"models" in module
+            for name in _WORD.findall(names)}
+
+
+def _hook_classes(context: Context, index: ClassIndex) -> set[bytes]:
+    """Names of top-level classes that define a selected capture member, or subclass (by name,
+    transitively) one that does, or one of SGLang's models outside the given files (it may)."""
+    defs = [b"def " + h.encode() for h in captures(context)]
+    names = {name for path, found in index.by_path.items() for name, start, end in found
+             if any(index.raws[path].find(d, start, end) >= 0 for d in defs)}
+    imported: dict[Path, set[bytes]] = {}
+    for base, subs in index.subclasses.items():
+        if base in index.bodies or base in _TORCH:
+            continue
+        for sub, path in subs:
+            if path not in imported:
+                imported[path] = _model_imports(index.raws[path])
+            if base in imported[path]:
+                names.add(sub)
+    todo = list(names)
+    while todo:
+        for sub, _ in index.subclasses.get(todo.pop(), []):
+            if sub not in names:
+                names.add(sub)
+                todo.append(sub)
+    return names
+
+
+def files(context: Context) -> list[Path]:
+    if not captures(context):
+        return []
+
+    def make() -> list[Path]:
+        index = context.memo("owner.index", lambda: ClassIndex(context.raws))
+        names = _hook_classes(context, index)
+        return [path for path, raw in context.raws.items() if b"EntryClass" in raw
+                and any(name in names and not is_draft_name(name.decode(), path)
+                        for name, _, _ in index.by_path.get(path, []))]
+    return context.memo("chain.files", make)
+
+
+def subjects(context: Context) -> list[ClassEntity]:
+    """Registered, non-draft classes of those files (their chains are judged in `check`)."""
+    out = []
+    for path in files(context):
+        mod = context.project.summary(path, context.raws[path])
+        for name in mod.entry_classes if mod else ():
+            if mod is not None and name in mod.classes:
+                cls = ClassEntity(mod.path, name)
+                if not is_draft(cls):
+                    out.append(cls)
+    return out
+
+
+def analysis(context: Context) -> CaptureChainAnalysis:
+    return context.memo("chain.analysis", lambda: CaptureChainAnalysis(
+        context.resolver, context.memo("owner.analysis", lambda: OwnerAnalysis(context.resolver))))
+
+
+def check(context: Context, cls: ClassEntity) -> list[Finding]:
+    out: list[Finding] = []
+    chains = analysis(context)
+    interfaces = {m.name: m.interface for m in context.methods}
+    for hook in captures(context):
+        chain = chains.chain(cls, hook)
+        if chain is not None:
+            out += [_finding(context, chain, b, interfaces.get(hook)) for b in chain.broken]
+    return out
+
+
+def _finding(context: Context, chain: Chain, broken: Broken, interface: str | None) -> Finding:
+    info = context.resolver.info(chain.served)
+    mod = context.resolver.module(chain.served.path)
+    writer = broken.writer or chain.member
+    return Finding(
+        os.path.abspath(chain.served.path), info.line, info.column,
+        CALL_FAILS if broken.fails else CODE_BY_LINK[broken.link],
+        f"{info.name}: the capture chain of {chain.hook} breaks at link {broken.link}: {broken.message}",
+        class_name=info.name, wrapped_class=chain.decoder.qualname if chain.decoder else None,
+        method=chain.hook, wrapped_path=os.path.abspath(writer.cls.path), wrapped_line=writer.line,
+        provider_class=chain.member.cls.qualname, interface=interface,
+        entry_class=bool(mod and info.name in mod.entry_classes))

@@ -46,7 +46,7 @@ from fetch_sglang import models_dir
 
 from eaglelint.analysis.cache import SummaryCache
 from eaglelint.analysis.project import Project
-from eaglelint.lint import SettingsFinder, lint
+from eaglelint.pipeline.lint import SettingsFinder, lint
 
 
 def floor(root: Path) -> None:

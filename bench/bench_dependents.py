@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from fetch_sglang import models_dir
 
-from eaglelint.lint import lint
+from eaglelint.pipeline.lint import lint
 
 CHANGED = ("deepseek_v2.py", "llama.py", "qwen2.py", "kimi_k25.py")
 

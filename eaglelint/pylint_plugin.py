@@ -28,8 +28,8 @@ from .analysis.discover import tree_of
 from .analysis.project import Project
 from .config import ConfigError
 from .findings import INTERNAL_ERROR, Finding
-from .lint import SettingsFinder, lint
 from .packs import load_codes
+from .pipeline.lint import SettingsFinder, lint
 
 CHECKER_DIGITS = "88"
 LETTER = {"error": "E", "warning": "W", "info": "I"}

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from eaglelint.info_commands import rules_markdown
+from eaglelint.cli.info import rules_markdown
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 

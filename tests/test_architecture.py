@@ -17,7 +17,7 @@ from conftest import FIXTURES, REPO
 from eaglelint.checks.registry import FAMILIES
 from eaglelint.findings import INTERNAL_ERROR
 from eaglelint.packs import load_codes
-from eaglelint.suppressions import UNUSED_SUPPRESSION
+from eaglelint.pipeline.suppressions import UNUSED_SUPPRESSION
 
 PACKAGE = REPO / "eaglelint"
 
@@ -31,11 +31,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("edits", ("eaglelint.fix.styles", "eaglelint.fix.edits", "eaglelint.fix.delegation", "eaglelint.fix.imports",
                "eaglelint.fix.owner", "eaglelint.fix.members", "eaglelint.fix.marker")),
     ("checks", ("eaglelint.checks",)),
-    ("pipeline", ("eaglelint.fix", "eaglelint.output", "eaglelint.drift", "eaglelint.lint", "eaglelint.config",
-                  "eaglelint.suppressions", "eaglelint.baseline", "eaglelint.support")),
-    ("entry", ("eaglelint.cli", "eaglelint.cli_options", "eaglelint.info_commands", "eaglelint.support_cmd",
-               "eaglelint.cache_commands", "eaglelint.pylint_plugin", "eaglelint.__main__")),
+    ("pipeline", ("eaglelint.fix", "eaglelint.output", "eaglelint.drift", "eaglelint.pipeline", "eaglelint.config")),
+    ("entry", ("eaglelint.cli", "eaglelint.pylint_plugin", "eaglelint.__main__")),
 ]
+
+# The modules at the top of the package: the plain data every stage shares, the configuration,
+# and the two entry points whose names users type (`python -m eaglelint`, pylint's
+# `--load-plugins eaglelint.pylint_plugin`). Everything else lives in the folder of its stage.
+TOP_LEVEL = {"__init__.py", "__main__.py", "findings.py", "packs.py", "config.py", "pylint_plugin.py"}
 
 
 def module_name(path: Path) -> str:
@@ -132,7 +135,7 @@ def test_no_private_names_imported_across_modules():
 
 CODE = re.compile(r"EGL\d{3}")
 # codes that no rule family reports: each is declared once, where it is made
-OUTSIDE_FAMILIES = {INTERNAL_ERROR: "eaglelint.findings", UNUSED_SUPPRESSION: "eaglelint.suppressions"}
+OUTSIDE_FAMILIES = {INTERNAL_ERROR: "eaglelint.findings", UNUSED_SUPPRESSION: "eaglelint.pipeline.suppressions"}
 
 
 def test_every_code_in_codes_toml_has_exactly_one_owner():
@@ -178,11 +181,11 @@ READS_ALLOWED: dict[str, set[str]] = {
     "eaglelint.drift.compare": {"read_source", "parse_source"},  # sglang/_version.py: engine metadata
     "eaglelint.config": {"read_text"},  # .eaglelint.toml / pyproject.toml
     "eaglelint.packs": {"read_text"},  # rules/*.toml shipped with eaglelint
-    "eaglelint.baseline": {"read_text"},  # the baseline JSON
+    "eaglelint.pipeline.baseline": {"read_text"},  # the baseline JSON
     "eaglelint.output.formats": {"open"},  # --output-file, written
     "eaglelint.pylint_plugin": {"open"},  # pylint's checker hook `self.open()`, no file
     # without a project (the pylint plugin, a library caller), these read for themselves
-    "eaglelint.suppressions": {"read_source"},
+    "eaglelint.pipeline.suppressions": {"read_source"},
     # a fix edits the file as it is now (Project.current_source), and re-reads it just
     # before writing, to refuse one changed since; parsed once per edited file
     "eaglelint.fix.edits": {"read_source", "parse_source"},
@@ -212,3 +215,9 @@ def test_only_the_project_reads_scanned_files():
     stale = {m: sorted(names - found.get(m, set())) for m, names in READS_ALLOWED.items()
              if names - found.get(m, set())}
     assert not stale, f"allowed reads no longer made (remove them from READS_ALLOWED): {stale}"
+
+
+def test_the_top_of_the_package_holds_only_shared_data_and_entry_points():
+    assert {p.name for p in PACKAGE.glob("*.py")} == TOP_LEVEL
+    assert {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"} == {
+        "analysis", "checks", "fix", "output", "drift", "pipeline", "cli"}

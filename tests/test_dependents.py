@@ -16,7 +16,7 @@ from test_cli import run
 from eaglelint.analysis.discover import tree_of
 from eaglelint.analysis.project import Project
 from eaglelint.checks.dependents import find_dependents
-from eaglelint.lint import lint
+from eaglelint.pipeline.lint import lint
 
 MODELS = FIXTURES / "dependents" / "sglang" / "srt" / "models"
 EAGLE3 = "set_eagle3_layers_to_capture"

@@ -23,8 +23,8 @@ from eaglelint.analysis.presence import has_member
 from eaglelint.analysis.project import Project
 from eaglelint.analysis.resolve import ClassEntity, Resolver
 from eaglelint.checks.aux import AuxChecker
-from eaglelint.lint import SettingsFinder, lint
 from eaglelint.packs import load_codes
+from eaglelint.pipeline.lint import SettingsFinder, lint
 
 MEMBERS = ("set_eagle3_layers_to_capture", "get_embed_and_head")
 OWNER = "OwnerVLForConditionalGeneration"

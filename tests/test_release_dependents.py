@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fetch_sglang import models_dir
 
-from eaglelint.lint import lint
+from eaglelint.pipeline.lint import lint
 
 pytestmark = pytest.mark.release
 # deepseek_ocr.py too: byte-identical in both, it holds DeepseekV3ForCausalLM / DeepseekV2ForCausalLM

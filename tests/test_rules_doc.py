@@ -12,8 +12,8 @@ import sys
 
 from conftest import FIXTURES, REPO
 
-from eaglelint.lint import SettingsFinder, lint
 from eaglelint.packs import load_codes
+from eaglelint.pipeline.lint import SettingsFinder, lint
 
 PAGE = REPO / "docs" / "rules.md"
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES
 
 from eaglelint.packs import select_interfaces
-from eaglelint.support import (
+from eaglelint.pipeline.support import (
     DRAFT,
     FIXABLE,
     IMPLEMENTABLE,

@@ -10,7 +10,7 @@ from conftest import FIXTURES
 from test_check_fixtures import expected
 from test_cli import run
 
-from eaglelint.lint import SettingsFinder, lint
+from eaglelint.pipeline.lint import SettingsFinder, lint
 
 TREE = FIXTURES / "suppressions"
 FILES = sorted(TREE.rglob("*.py"))

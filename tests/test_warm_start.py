@@ -18,9 +18,9 @@ from eaglelint.analysis.directives import comments_and_spans, may_suppress, noqa
 MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
 # what a warm plain report must not import (each is imported by the run that needs it)
 NOT_ON_THE_WARM_PATH = ("rich", "eaglelint.output.sarif", "eaglelint.output.junit", "eaglelint.fix.plan",
-                        "eaglelint.fix.owner", "eaglelint.support", "eaglelint.analysis.summary",
+                        "eaglelint.fix.owner", "eaglelint.pipeline.support", "eaglelint.analysis.summary",
                         "eaglelint.analysis.resolve", "eaglelint.checks.dependents", "eaglelint.checks.registry",
-                        "eaglelint.baseline", "eaglelint.fix.edits", "eaglelint.fix.noqa", "difflib",
+                        "eaglelint.pipeline.baseline", "eaglelint.fix.edits", "eaglelint.fix.noqa", "difflib",
                         "xml", "importlib.metadata")
 RUN_AND_LIST_MODULES = """\
 import json, sys
@@ -65,7 +65,7 @@ def test_a_warm_plain_check_loads_no_rich_no_other_format_no_fixer_no_analysis(t
     # the cold run analysed
     assert "eaglelint.analysis.resolve" in cold_modules and "eaglelint.analysis.summary" in cold_modules
     assert loaded(warm_modules) == []
-    assert "eaglelint.lint" in warm_modules and "click" in warm_modules  # it did run
+    assert "eaglelint.pipeline.lint" in warm_modules and "click" in warm_modules  # it did run
     # a format asked for is still loaded (the guard above is not vacuous)
     _, sarif_modules = run_listing_modules(tmp_path, "check", "--cache-dir", tmp_path / "cache",
                                            "--output-format", "sarif", "sglang")

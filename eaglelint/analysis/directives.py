@@ -3,7 +3,7 @@
 Why its own module, in analysis: finding comments takes a tokenizer pass over the whole
 file (a string that contains `# noqa` is no comment), the dearest part of a warm run.
 The result depends on the file's bytes alone, so the cache keeps it by their digest, as
-it keeps a summary; suppressions.py applies it, and `--add-noqa` reads the same comments.
+it keeps a summary; pipeline/suppressions.py applies it, and `--add-noqa` reads the same comments.
 """
 
 from __future__ import annotations

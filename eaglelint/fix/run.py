@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from ..analysis.project import Project
 from ..findings import Finding, display_path
-from ..lint import LintResult
+from ..pipeline.lint import LintResult
 from .write_targets import fetched_refusal, fetched_tree
 
 if TYPE_CHECKING:  # fixing loads the fixer and rich; a check that only reports loads neither

@@ -15,8 +15,8 @@ import os
 from functools import cache
 from pathlib import Path
 
-from .config import ConfigError
-from .findings import Finding
+from ..config import ConfigError
+from ..findings import Finding
 
 VERSION = 1
 Key = tuple[str, str, str, str, str]

@@ -1,7 +1,7 @@
 """`eaglelint support`: the support matrix as a rich table, Markdown, TSV or JSON.
 
-Kept apart from support.py so that the matrix stays plain data (tests, JSON) and
-the command only renders it; cli.py registers the command.
+Kept apart from pipeline/support.py so that the matrix stays plain data (tests, JSON) and
+the command only renders it; cli/main.py registers the command.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .cli_options import target_paths
-from .config import split_flag
-from .findings import display_path
-from .output.report import on_terminal
-from .packs import RulesError, select_interfaces
+from ..config import split_flag
+from ..findings import display_path
+from ..output.report import on_terminal
+from ..packs import RulesError, select_interfaces
+from .options import target_paths
 
 if TYPE_CHECKING:
-    from .support import Row
+    from ..pipeline.support import Row
 
 COLORS = ("green", "yellow", "cyan", "red", "dim", "blue", "dim")  # one per support.STATUSES entry, in order
 COLUMNS = ("file", "class", "pack", "status", "detail")
@@ -50,7 +50,7 @@ def write_table(rows: list[Row]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from .support import STATUSES
+    from ..pipeline.support import STATUSES
 
     style = dict(zip(STATUSES, COLORS, strict=True))
     table = Table(show_lines=False)
@@ -94,7 +94,7 @@ def support_cmd(paths, interface, output_format):
     if missing:
         raise click.UsageError(f"no such file or folder: {', '.join(missing)}")
 
-    from .support import support_matrix  # the whole analysis: loaded by the command that runs it
+    from ..pipeline.support import support_matrix  # the whole analysis: loaded by the command that runs it
 
     rows = support_matrix(list(paths), packs)
     if output_format == "json":

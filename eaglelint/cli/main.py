@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from . import __version__
-from .cache_commands import clean_cmd
-from .cli_options import UsageProblem, common, make_project, relinter, run_lint, settings_finder, target_paths
-from .config import ConfigError
-from .findings import display_path
-from .fix.styles import STYLES
-from .info_commands import interfaces_cmd, rule_cmd, rules_cmd
-from .output.formats import FORMATS, open_output, write_report
-from .output.report import progress_bar, wants_progress
-from .support_cmd import support_cmd
+from .. import __version__
+from ..config import ConfigError
+from ..findings import display_path
+from ..fix.styles import STYLES
+from ..output.formats import FORMATS, open_output, write_report
+from ..output.report import progress_bar, wants_progress
+from .cache import clean_cmd
+from .info import interfaces_cmd, rule_cmd, rules_cmd
+from .options import UsageProblem, common, make_project, relinter, run_lint, settings_finder, target_paths
+from .support import support_cmd
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -96,9 +96,9 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
     if write_baseline and baseline is None:
         raise UsageProblem("--write-baseline needs --baseline FILE")
     if write_baseline:  # the fixer, the baseline writer and SARIF's fixes load only where a run uses them
-        from .baseline import write as write_baseline_file
+        from ..pipeline.baseline import write as write_baseline_file
     if apply_fixes or add_noqa or write_baseline or output_format == "sarif":
-        from .fix.run import fix_until_stable, plan, plural, print_fixed, print_not_converged
+        from ..fix.run import fix_until_stable, plan, plural, print_fixed, print_not_converged
     if write_baseline and not baseline.exists():
         write_baseline_file(baseline, [])  # the config may name it too: an empty one holds nothing yet
     finder = settings_finder(opts, report_unused_suppressions=report_unused_suppressions, baseline=baseline)
@@ -111,7 +111,7 @@ def check(output_format, output_file, quiet, statistics, exit_zero, report_unuse
         click.echo(f"Wrote {plural(count, 'finding')} to the baseline {baseline}.", err=True)
         sys.exit(0)
     if add_noqa:
-        from .fix.noqa import DEFAULT_REASON, add_noqa_comments
+        from ..fix.noqa import DEFAULT_REASON, add_noqa_comments
 
         reason = DEFAULT_REASON if noqa_reason is None else noqa_reason.strip()
         added, files, failed = add_noqa_comments(result.findings, targets, reason, opts["allow_fetched"])
@@ -161,7 +161,7 @@ def fix(write, show_diff, show_fixes, style, paths, **opts):
     """
     if write and show_diff:
         raise UsageProblem("--write and --diff exclude each other")
-    from .fix.run import fix_until_stable, plan, print_fix_commands, print_fixed, print_left, print_not_converged
+    from ..fix.run import fix_until_stable, plan, print_fix_commands, print_fixed, print_left, print_not_converged
     finder = settings_finder(opts, style=style)
     targets = target_paths(paths)
     project = make_project(opts)

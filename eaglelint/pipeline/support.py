@@ -14,22 +14,22 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .analysis.capture_chain import CaptureChainAnalysis
-from .analysis.discover import discover
-from .analysis.owners import OwnerAnalysis
-from .analysis.presence import has_member, presence
-from .analysis.project import Project
-from .analysis.resolve import ClassEntity, Resolver
-from .analysis.roles import is_draft
-from .analysis.wrappers import wrapped_candidates
-from .checks.aux import CAPTURES
-from .checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
-from .checks.owner import CODE as OWNER_CODE
-from .checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
-from .checks.owner import chooses_decoder
-from .checks.run import DEFAULT_WRAPPER_ATTRS, CheckOptions, check_files
-from .findings import Finding
-from .packs import Interface, InterfaceMethod, load_codes
+from ..analysis.capture_chain import CaptureChainAnalysis
+from ..analysis.discover import discover
+from ..analysis.owners import OwnerAnalysis
+from ..analysis.presence import has_member, presence
+from ..analysis.project import Project
+from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.roles import is_draft
+from ..analysis.wrappers import wrapped_candidates
+from ..checks.aux import CAPTURES
+from ..checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
+from ..checks.owner import CODE as OWNER_CODE
+from ..checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
+from ..checks.owner import chooses_decoder
+from ..checks.run import DEFAULT_WRAPPER_ATTRS, CheckOptions, check_files
+from ..findings import Finding
+from ..packs import Interface, InterfaceMethod, load_codes
 
 SUPPORTED = "supported"
 FIXABLE = "fixable gap (delegation)"
@@ -44,7 +44,7 @@ DELEGATION_CODES = (SEVERITY_BY_CALLED_ON["target"], OPTIONAL_CODE)
 
 @dataclass(frozen=True)
 class Row:
-    path: str  # absolute: support_cmd shows it relative to the working directory
+    path: str  # absolute: the support command shows it relative to the working directory
     entry: str  # the EntryClass entry
     pack: str
     status: str

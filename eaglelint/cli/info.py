@@ -1,6 +1,6 @@
 """Commands that explain rather than check: the rule codes, and the engine's interfaces.
 
-Kept apart from cli.py so that the check/fix shell stays small; cli.py registers them.
+Kept apart from cli/main.py so that the check/fix shell stays small; main.py registers them.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from .config import split_flag
-from .packs import RuleCode, RulesError, load_codes, select_interfaces
+from ..config import split_flag
+from ..packs import RuleCode, RulesError, load_codes, select_interfaces
 
 
 @click.command("rules")
@@ -94,8 +94,8 @@ def interfaces_cmd(sglang_root, interface, output_format):
       eaglelint interfaces python/
       eaglelint interfaces --interface eagle3,dflash --output-format json
     """
-    from .drift.compare import compare, locate_root, release_version, to_json, write_text
-    from .drift.scan import load_scan_rules, scan_engine
+    from ..drift.compare import compare, locate_root, release_version, to_json, write_text
+    from ..drift.scan import load_scan_rules, scan_engine
 
     root = locate_root(sglang_root)
     if root is None:

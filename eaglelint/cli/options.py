@@ -1,7 +1,7 @@
 """What the options every checking command shares mean: paths, settings, the cache.
 
 `check` and `fix` (and `check --fix`) turn the same flags into the same run; keeping
-that here leaves cli.py with the commands alone. A flag or config value a user got
+that here leaves cli/main.py with the commands alone. A flag or config value a user got
 wrong is a one-line message with exit 2 (UsageProblem, ConfigProblem), never a
 traceback.
 """
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import click
 
-from .analysis.cache import DEFAULT_MAX_SIZE, SummaryCache, default_cache_dir
-from .analysis.discover import checkout_models_dir, git_work_tree, installed_models_dir
-from .analysis.project import Project
-from .config import (
+from ..analysis.cache import DEFAULT_MAX_SIZE, SummaryCache, default_cache_dir
+from ..analysis.discover import checkout_models_dir, git_work_tree, installed_models_dir
+from ..analysis.project import Project
+from ..config import (
     ConfigError,
     check_attributes,
     check_codes,
@@ -26,9 +26,9 @@ from .config import (
     parse_size,
     split_flag,
 )
-from .findings import INTERNAL_ERROR, display_path
-from .fix.write_targets import ALLOW_FETCHED
-from .lint import LintResult, SettingsFinder, lint
+from ..findings import INTERNAL_ERROR, display_path
+from ..fix.write_targets import ALLOW_FETCHED
+from ..pipeline.lint import LintResult, SettingsFinder, lint
 
 
 class UsageProblem(click.UsageError):

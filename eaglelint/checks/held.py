@@ -26,18 +26,23 @@ from pathlib import Path
 
 from ..analysis.discover import tree_files
 from ..analysis.owners import HEAD, LOGITS, OwnerAnalysis
+from ..analysis.prefilter import dynamic_attr
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft_name
+from ..analysis.served import EMBED_AND_HEAD
 from ..analysis.sources import SourceError
 from ..analysis.summary import ClassInfo
 from ..analysis.wrappers import wrapped_candidates
 from .owner import ClassIndex
 
-EMBED_AND_HEAD = "get_embed_and_head"
 _HEADS = (HEAD.encode(), LOGITS.encode(), EMBED_AND_HEAD.encode())
-_ASSIGN = re.compile(rb"self\.(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*([\w.]+)\(")
+_ASSIGN = re.compile(rb"self\.(?P<attr>\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?P<callee>[\w.]+)\(")
+# `self.add_module("llm", Qwen2ForCausalLM(...))`, `setattr(self, name, LM(...))`: the name, or the
+# setter whose name argument is not a literal
+_SET_CALL = re.compile(rb"(?P<setter>add_module|register_module|setattr|__setattr__)[ \t]*\(\s*(?:self\s*,\s*)?"
+                       rb"(?:[\"'](?P<attr>\w+)[\"']|\w+)\s*,\s*(?P<callee>[\w.]+)\(")
 _CALLEE = re.compile(rb"(\w+)[ \t]*\(")
 
 
@@ -68,11 +73,13 @@ class HeldIndex:
         counts: the engine asks nothing else of a draft."""
         out: dict[str, None] = {}
         built: dict[bytes, set[bytes]] = {}
-        for m in _ASSIGN.finditer(raw):
-            attr, callee = m.groups()
+        for m in (*_ASSIGN.finditer(raw), *_SET_CALL.finditer(raw)):
+            attr, callee = m["attr"], m["callee"]
+            if attr is None:  # a name set at run time: held under a name only its line can give
+                attr = dynamic_attr(m["setter"].decode(), raw.count(b"\n", 0, m.start()) + 1).encode()
             name = callee.rsplit(b".", 1)[-1]
-            if callee.startswith(b"self."):
-                if name not in built:
+            if callee.startswith(b"self.") or name not in self.any_provider and b"def " + name + b"(" in raw:
+                if name not in built:  # a builder method, or a factory function of this file
                     built[name] = self._built(raw, name)
                 held = built[name]
             else:

@@ -1,0 +1,181 @@
+"""Which classes SGLang serves: its model registry's set, found as the registry finds it.
+
+Why follow the registry and not a spelling: `models/registry.py` `import_model_classes`
+(0.5.9 and 0.5.23 alike) imports every module that `pkgutil.iter_modules` lists in the
+models package, skipping subpackages (`if not ispkg`), and reads each module's
+`EntryClass` attribute as it is once the module has run: a list is iterated, anything
+else is taken for one class, and each class is keyed by its own `__name__`. So an
+`EntryClass` built with `+=` or by a helper, a class imported from a subpackage, or an
+`EntryClass` imported from another module, are served as surely as a literal list;
+an `EntryClass` inside a subpackage is not (the registry never imports it there).
+Here the same walk is made over the summaries, nothing imported: the top-level
+modules of the folder that holds `registry.py`, each `EntryClass` evaluated with the
+resolver (analysis/resolve.py).
+
+`resolve_model_cls(name)` returns the registered class of that `__name__`; where the
+name comes from a checkpoint's config, every registered text model can be the answer
+(`text_models`: served, loaded as a target, with a head of its own, holding no other
+language model).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .entities import ClassEntity, SeqEntity, Unknown
+from .owners import HEAD, LOGITS
+from .prefilter import DEFAULT_HELD_ATTR
+from .roles import is_draft
+from .sources import SourceError
+
+if TYPE_CHECKING:
+    from .resolve import Resolver
+
+REGISTRY_FILE = "registry.py"
+ENTRY = b"EntryClass"
+EMBED_AND_HEAD = "get_embed_and_head"  # a language model gives out its embedding and head; a decoder has none
+
+
+@dataclass
+class Served:
+    """The registry of one models folder: its classes by `__name__` (the first module, in
+    the registry's order, that lists a name wins here; the registry would stop on the
+    duplicate), and why some `EntryClass` values could not be read."""
+
+    root: Path
+    by_name: dict[str, ClassEntity] = field(default_factory=dict)
+    unread: list[str] = field(default_factory=list)
+    classes: frozenset[ClassEntity] = frozenset()
+
+
+_roots: dict[Path, Path] = {}
+
+
+def registry_root(path: str) -> Path:
+    """The models folder whose registry would import the module of `path`: the nearest folder
+    at or above the file's (three levels at most: a model's subpackage) that holds
+    `registry.py`; else the file's own folder, read the same way."""
+    folder = Path(os.path.abspath(path)).parent
+    if folder not in _roots:
+        _roots[folder] = next((c for c in (folder, *list(folder.parents)[:3]) if (c / REGISTRY_FILE).is_file()),
+                              folder)
+    return _roots[folder]
+
+
+def served(resolver: Resolver, path: str) -> Served:
+    """The registry's classes for the models folder of `path` (memoised per resolver)."""
+    root = registry_root(path)
+    memo: dict[Path, Served] = resolver.memos.setdefault("served", {})
+    if root not in memo:
+        memo[root] = read_registry(resolver, root)
+    return memo[root]
+
+
+def is_served(resolver: Resolver, cls: ClassEntity) -> bool:
+    """The engine can load cls as the model it serves: some registered module lists it."""
+    return cls in served(resolver, cls.path).classes
+
+
+# `EntryClass = [A, B]` or `EntryClass = A` at column 0, names only: the common spelling
+_LITERAL = re.compile(rb"^EntryClass[ \t]*=[ \t]*(?:\[([\w\s,]*)\]|(\w+)[ \t]*(?:#[^\n]*)?$)", re.MULTILINE)
+
+
+def read_registry(resolver: Resolver, root: Path, from_bytes: bool = True) -> Served:
+    """The registered classes of the models folder `root`. `from_bytes`: a module whose
+    registrations its bytes settle (`_listed_here`) is not parsed for them."""
+    out = Served(root)
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return out
+    for name in names:  # pkgutil.iter_modules: the folder's modules; a package is skipped
+        stem = name[:-3]
+        if not name.endswith(".py") or not stem.isidentifier() or stem == "__init__":
+            continue
+        path = root / name
+        try:
+            raw = resolver.project.raw(path)
+        except SourceError:
+            continue
+        if ENTRY not in raw and b"import *" not in raw:
+            continue  # no EntryClass: nothing registered (and nothing to parse)
+        listed = _listed_here(raw) if from_bytes else None
+        if listed is not None:
+            for listed_name in listed:
+                out.by_name.setdefault(listed_name, ClassEntity(str(path), listed_name))
+            continue
+        mod = resolver.module(str(path))
+        if mod is None:
+            continue  # the registry logs the import error and goes on
+        if mod.entry_refs:
+            found = [e for r in mod.entry_refs for e in resolver.evaluate(r, mod.path)]
+        else:  # bound by an import (`from .x import EntryClass`, a star import), if at all
+            found = [e for e in resolver.lookup(mod.path, ENTRY.decode())
+                     if not (isinstance(e, Unknown) and ENTRY not in raw)]
+        for cls in _classes(resolver, found, out.unread, name):
+            out.by_name.setdefault(cls.qualname.rsplit(".", 1)[-1], cls)
+    out.classes = frozenset(out.by_name.values())
+    return out
+
+
+def _listed_here(raw: bytes) -> list[str] | None:
+    """The classes a module registers, read from its bytes where that is certain: `EntryClass`
+    appears once, as a literal list of names (or one name) at column 0, and each name is a
+    class that the module defines at column 0 and binds nowhere else at column 0. Else
+    None: the summary decides."""
+    if raw.count(ENTRY) != 1:
+        return None
+    found = _LITERAL.search(raw)
+    if found is None:
+        return None
+    listed = [n.strip() for n in (found[1] if found[1] is not None else found[2]).split(b",") if n.strip()]
+    for name in listed:
+        word = re.escape(name)
+        defined = re.findall(rb"^class[ \t]+" + word + rb"\b", raw, re.MULTILINE)
+        bound = re.search(rb"^(?:" + word + rb"\b[^\n=]*=(?!=)|(?:from|import)\b[^\n]*\b" + word + rb"\b|"
+                          rb"(?:def|async[ \t]+def)[ \t]+" + word + rb"\b)", raw, re.MULTILINE)
+        if len(defined) != 1 or bound is not None or not name.decode().isidentifier():
+            return None
+    return [n.decode() for n in listed]
+
+
+def _classes(resolver: Resolver, found: list, unread: list[str], where: str) -> list[ClassEntity]:
+    """The classes an `EntryClass` value holds: a class, or the items of a list."""
+    out: list[ClassEntity] = []
+    for ent in found:
+        if isinstance(ent, ClassEntity):
+            out.append(ent)
+        elif isinstance(ent, SeqEntity):
+            for item in ent.items:
+                out += [e for e in resolver.evaluate(item, ent.path, ent.owner) if isinstance(e, ClassEntity)]
+                unread += [f"{where}: {e.reason}" for e in resolver.evaluate(item, ent.path, ent.owner)
+                           if isinstance(e, Unknown)]
+        elif isinstance(ent, Unknown):
+            unread.append(f"{where}: {ent.reason}")
+    return out
+
+
+def text_models(resolver: Resolver, path: str) -> list[ClassEntity]:
+    """The registered classes `resolve_model_cls` may return for a language model's
+    architecture named only by a checkpoint: served, not a draft, with a head of its own
+    (`lm_head` or `logits_processor` assigned along its MRO, or a `get_embed_and_head`), and
+    holding no language model itself (a multimodal wrapper is not a text model). In file
+    order, then by line."""
+    memo: dict[Path, list[ClassEntity]] = resolver.memos.setdefault("served.text", {})
+    registry = served(resolver, path)
+    if registry.root not in memo:
+        out = []
+        for cls in registry.classes:
+            if is_draft(cls):
+                continue
+            infos = [resolver.info(c) for c in resolver.mro(cls)]
+            headed = any(HEAD in i.self_assigns or LOGITS in i.self_assigns or EMBED_AND_HEAD in i.methods
+                         for i in infos)
+            if headed and not any(DEFAULT_HELD_ATTR in i.self_assigns for i in infos):
+                out.append(cls)
+        memo[registry.root] = sorted(out, key=lambda c: (Path(c.path).name, resolver.info(c).line))
+    return memo[registry.root]

@@ -102,7 +102,7 @@ def _refs(refs) -> list:
 def _function(f: FunctionInfo) -> list:
     return [f.name, f.line, [[p.name, p.kind, p.annotation, p.default] for p in f.params], f.returns_value,
             _refs(f.returns), list(f.decorators), f.return_annotation, f.is_async,
-            f.keeps_argument, _refs(f.super_calls), f.abstract]
+            None if f.adds_members is None else list(f.adds_members), _refs(f.super_calls), f.abstract]
 
 
 def _node(v):
@@ -224,13 +224,13 @@ def _load_summary(v) -> ModuleSummary:
         return tuple(map(load_ref, _list(v)))
 
     def load_function(v) -> FunctionInfo:
-        name, line, params, returns_value, returns, decorators, annotation, is_async, keeps, supers, \
+        name, line, params, returns_value, returns, decorators, annotation, is_async, adds, supers, \
             abstract = _list(v)
         return FunctionInfo(
             _str(name), _int(line),
             tuple(Param(_str(n), _str(k), _opt_str(a), _opt_str(d)) for n, k, a, d in map(_list, _list(params))),
             _bool(returns_value), load_refs(returns), _strs(decorators), _opt_str(annotation), _bool(is_async),
-            _bool(keeps), load_refs(supers), _bool(abstract))
+            None if adds is None else _strs(adds), load_refs(supers), _bool(abstract))
 
     def load_class(v) -> ClassInfo:
         name, line, column, end_line, bases, methods, attrs, assigns, forwards, decorators, keywords, body = _list(v)
@@ -256,7 +256,7 @@ def _load_summary(v) -> ModuleSummary:
         load_classes(classes),
         {_str(k): load_function(f) for k, f in _dict(functions).items()}, _strs(entry_classes), _strs(stars),
         None if all_names is None else _strs(all_names),
-        {_str(k): [(_int(line), _str(how)) for line, how in map(_list, _list(added))]
+        {_str(k): [(_int(line), _str(how), _str(member)) for line, how, member in map(_list, _list(added))]
          for k, added in _dict(late).items()}, load_refs(entry_refs))
 
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 
-from .class_body import class_statements, dotted, late_members, returns_argument_unchanged, star_module
+from .class_body import class_statements, dotted, late_members, members_added_to_argument, star_module
 from .exprs import MAX_EXPANSION, expression_refs
 from .forwarding import Node, compile_getattr, string_set
 from .method_facts import only_raises_not_implemented, super_calls
@@ -43,7 +43,9 @@ class FunctionInfo:
     decorators: tuple[str, ...] = ()
     return_annotation: str | None = None
     is_async: bool = False
-    keeps_argument: bool = False  # returns its first argument untouched (a harmless class decorator)
+    # a class decorator that hands back its argument: the members it adds to it (() none: harmless);
+    # None for any other function, or one whose changes cannot be read (class_body.py)
+    adds_members: tuple[str, ...] | None = None
     super_calls: tuple[Ref, ...] = ()  # `super().m(...)` / `Base.m(self, ...)`: what each passes (exprs.py)
     abstract: bool = False  # its body only raises NotImplementedError
 
@@ -83,8 +85,8 @@ class ModuleSummary:
     entry_classes: tuple[str, ...] = ()  # the names a literal `EntryClass` lists
     star_imports: tuple[str, ...] = ()  # modules of `from m import *`, in order
     all_names: tuple[str, ...] | None = None  # a literal `__all__`
-    # class name -> (line, how) for members added after its body: `setattr(C, ...)`, `C.x = ...`
-    late_members: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    # class name -> (line, how, member name or "") for members added after its body: `setattr(C, ...)`, `C.x = ...`
+    late_members: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
     # what the module's `EntryClass` is made of, in order (served.py evaluates them): the value of
     # its last plain assignment, then what `EntryClass += ...` / `.append` / `.extend` add
     entry_refs: tuple[Ref, ...] = ()
@@ -573,26 +575,20 @@ class _Summarizer:
             decorators=tuple(self.lines.segment(d) or "" for d in fn.decorator_list),
             return_annotation=self.lines.segment(fn.returns),
             is_async=isinstance(fn, ast.AsyncFunctionDef),
-            keeps_argument=self.keeps_argument(fn, body),
+            adds_members=self.adds_members(fn, body),
             super_calls=super_calls(fn.name, body.stmts, lambda: body.scope), abstract=only_raises_not_implemented(fn),
         )
 
-    def keeps_argument(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, body: _Body) -> bool:
-        """returns_argument_unchanged(fn), without walking every expression of the function
-        where the answer is plainly no (most methods; the walk was a fifth of summarising):
-        one of its own statements returns something else than its first parameter, or its
-        text has no `return` at all (a nested function's return is in that text too)."""
+    def adds_members(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, body: _Body) -> tuple[str, ...] | None:
+        """members_added_to_argument(fn), without walking every expression of the function
+        where the answer is plainly None (most methods; the walk was a fifth of summarising):
+        none of its own statements returns its first parameter, or one returns something else."""
         params = [*fn.args.posonlyargs, *fn.args.args]
-        if not params:
-            return False
-        first = params[0].arg
-        if any(isinstance(s, ast.Return) and not (isinstance(s.value, ast.Name) and s.value.id == first)
-               for s in body.stmts):
-            return False
-        text = self.lines.segment(fn)
-        if text is not None and "return" not in text:
-            return False
-        return returns_argument_unchanged(fn)
+        own = [s for s in body.stmts if isinstance(s, ast.Return)]
+        if not params or not own or not all(isinstance(s.value, ast.Name) and s.value.id == params[0].arg
+                                            for s in own):
+            return None
+        return members_added_to_argument(fn)
 
     def params(self, a: ast.arguments) -> tuple[Param, ...]:
         out: list[Param] = []

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.prefilter import is_dynamic_attr
-from ..analysis.presence import presence
+from ..analysis.presence import late_member, presence
 from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
 from ..analysis.roles import is_draft
 from ..analysis.served import is_served
@@ -158,7 +158,8 @@ def _fix_refusal(resolver: Resolver, wrapper: ClassEntity, method: InterfaceMeth
 
 def _provider(resolver: Resolver, classes: list[ClassEntity], name: str) -> tuple[ClassEntity, Member] | None:
     """The first candidate that has `name`; a member bound per instance in a method
-    (`self.capture_aux_hidden_states = False`, `self.get_embed_and_head = ...`) counts too."""
+    (`self.capture_aux_hidden_states = False`, `self.get_embed_and_head = ...`) or added
+    after the class body (presence.py `late_member`) counts too."""
     for cls in classes:
         member = resolver.find_member(cls, name)
         if member is not None:
@@ -168,6 +169,10 @@ def _provider(resolver: Resolver, classes: list[ClassEntity], name: str) -> tupl
             assigns = resolver.info(owner).self_assigns.get(name)
             if assigns:
                 return cls, Member(owner, assigns[0].line, None)
+    for cls in classes:  # added after the body (a class decorator, `Cls.member = f`)
+        late = late_member(resolver, cls, name)
+        if late is not None:
+            return cls, late
     return None
 
 

@@ -21,6 +21,7 @@ from .entities import ClassEntity, Entity, InstanceEntity, SeqEntity, Unknown
 from .exprs import expression_refs
 from .method_facts import CONSTRUCTOR
 from .refs import Ref
+from .served import REGISTRY_FILE, served, text_models
 from .summary import FunctionInfo, Param
 
 if TYPE_CHECKING:  # the resolver hands references here; only its type is needed
@@ -109,8 +110,6 @@ def registry_lookup(resolver: Resolver, ref: Ref, path: str) -> list[Entity]:
     registered one of that `__name__` (the first name found, as the registry tries a list in
     order). Without a name (the checkpoint's config names it): one such pair for every
     registered text model, each a class the lookup may return (served.py)."""
-    from .served import REGISTRY_FILE, served, text_models  # served.py reads owners.py, which needs the resolver
-
     registry = served(resolver, path)
     if not (registry.root / REGISTRY_FILE).is_file():
         return [Unknown(f"{registry.root.name} has no SGLang model registry ({REGISTRY_FILE})")]

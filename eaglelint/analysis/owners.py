@@ -25,12 +25,11 @@ from .class_body import class_node
 from .exprs import expression_refs
 from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
+from .served import HEAD, LOGITS
 from .sources import SourceError, split_lines
 
 CAPTURE_HOOK = "set_eagle3_layers_to_capture"
 OWNER_MEMBERS = (CAPTURE_HOOK, "get_embed_and_head")  # what an owner writes itself, in this order
-HEAD = "lm_head"
-LOGITS = "logits_processor"
 # Attributes that hold an owner's decoder. A later discovery by what a class holds
 # (not by the attribute's name) can widen this without touching the rest.
 DECODER_ATTRS = ("model",)

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .entities import ClassEntity, SeqEntity, Unknown
-from .owners import HEAD, LOGITS
 from .prefilter import DEFAULT_HELD_ATTR
 from .roles import is_draft
 from .sources import SourceError
@@ -37,7 +36,11 @@ if TYPE_CHECKING:
 
 REGISTRY_FILE = "registry.py"
 ENTRY = b"EntryClass"
-EMBED_AND_HEAD = "get_embed_and_head"  # a language model gives out its embedding and head; a decoder has none
+# what a language model has and a bare decoder has not: its head, the logits computed from it,
+# and the embedding and head it gives out (owners.py and checks/held.py ask the same)
+HEAD = "lm_head"
+LOGITS = "logits_processor"
+EMBED_AND_HEAD = "get_embed_and_head"
 
 
 @dataclass

@@ -25,13 +25,13 @@ import re
 from pathlib import Path
 
 from ..analysis.discover import tree_files
-from ..analysis.owners import HEAD, LOGITS, OwnerAnalysis
+from ..analysis.owners import OwnerAnalysis
 from ..analysis.prefilter import dynamic_attr
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft_name
-from ..analysis.served import EMBED_AND_HEAD
+from ..analysis.served import EMBED_AND_HEAD, HEAD, LOGITS
 from ..analysis.sources import SourceError
 from ..analysis.summary import ClassInfo
 from ..analysis.wrappers import wrapped_candidates

@@ -30,12 +30,13 @@ from .entities import ClassEntity, SeqEntity, Unknown
 from .prefilter import DEFAULT_HELD_ATTR
 from .roles import is_draft
 from .sources import SourceError
+from .summary import ENTRY
 
 if TYPE_CHECKING:
     from .resolve import Resolver
 
 REGISTRY_FILE = "registry.py"
-ENTRY = b"EntryClass"
+ENTRY_BYTES = ENTRY.encode()
 # what a language model has and a bare decoder has not: its head, the logits computed from it,
 # and the embedding and head it gives out (owners.py and checks/held.py ask the same)
 HEAD = "lm_head"
@@ -84,7 +85,7 @@ def is_served(resolver: Resolver, cls: ClassEntity) -> bool:
 
 
 # `EntryClass = [A, B]` or `EntryClass = A` at column 0, names only: the common spelling
-_LITERAL = re.compile(rb"^EntryClass[ \t]*=[ \t]*(?:\[([\w\s,]*)\]|(\w+)[ \t]*(?:#[^\n]*)?$)", re.MULTILINE)
+_LITERAL = re.compile(rb"^" + ENTRY_BYTES + rb"[ \t]*=[ \t]*(?:\[([\w\s,]*)\]|(\w+)[ \t]*(?:#[^\n]*)?$)", re.MULTILINE)
 
 
 def read_registry(resolver: Resolver, root: Path, from_bytes: bool = True) -> Served:
@@ -104,7 +105,7 @@ def read_registry(resolver: Resolver, root: Path, from_bytes: bool = True) -> Se
             raw = resolver.project.raw(path)
         except SourceError:
             continue
-        if ENTRY not in raw and b"import *" not in raw:
+        if ENTRY_BYTES not in raw and b"import *" not in raw:
             continue  # no EntryClass: nothing registered (and nothing to parse)
         listed = _listed_here(raw) if from_bytes else None
         if listed is not None:
@@ -117,8 +118,8 @@ def read_registry(resolver: Resolver, root: Path, from_bytes: bool = True) -> Se
         if mod.entry_refs:
             found = [e for r in mod.entry_refs for e in resolver.evaluate(r, mod.path)]
         else:  # bound by an import (`from .x import EntryClass`, a star import), if at all
-            found = [e for e in resolver.lookup(mod.path, ENTRY.decode())
-                     if not (isinstance(e, Unknown) and ENTRY not in raw)]
+            found = [e for e in resolver.lookup(mod.path, ENTRY)
+                     if not (isinstance(e, Unknown) and ENTRY_BYTES not in raw)]
         for cls in _classes(resolver, found, out.unread, name):
             out.by_name.setdefault(cls.qualname.rsplit(".", 1)[-1], cls)
     out.classes = frozenset(out.by_name.values())
@@ -130,7 +131,7 @@ def _listed_here(raw: bytes) -> list[str] | None:
     appears once, as a literal list of names (or one name) at column 0, and each name is a
     class that the module defines at column 0 and binds nowhere else at column 0. Else
     None: the summary decides."""
-    if raw.count(ENTRY) != 1:
+    if raw.count(ENTRY_BYTES) != 1:
         return None
     found = _LITERAL.search(raw)
     if found is None:

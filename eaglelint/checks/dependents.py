@@ -10,10 +10,12 @@ file outside any, just its own folder, never a whole repository). Resolution
 reaches a file only through an import that spells the file's module name, so the
 files that can reach a changed file are found from their import lines alone (a
 regular expression, no parsing): those whose imports name it, then those whose
-imports name one of those, and so on. Of these, only the ones holding the wrapper
-attribute are parsed and resolved. A wrapper depends on a changed file when
-resolving it (its bases, the class its attribute holds, that class's bases, and the
-modules the names pass through) reads that file; a recording view of the Project
+imports name one of those, and so on; and those that look a class up in SGLang's model
+registry by a name the checkpoint gives, whose candidates are every registered text
+model. Of these, only the ones holding the wrapper attribute are parsed and resolved.
+A wrapper depends on a changed file when resolving it (its bases, the class its
+attribute holds, that class's bases, and the modules the names pass through) reads
+that file; a recording view of the Project
 notes every module read, with a fresh Resolver per wrapper so that no memo hides one.
 """
 
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.discover import tree_files
+from ..analysis.exprs import REGISTRY_LOOKUP
 from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
@@ -83,7 +86,7 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     held = None if wrapper_attrs else HeldIndex(raws, members, draft_members)
     resolver = Resolver(project)
     out: list[Dependent] = []
-    for path in sorted(_reaching(changed_set, raws) if prefilter else raws):
+    for path in sorted(_reaching(changed_set, raws) | _choosing(raws) if prefilter else raws):
         raw = raws[path]
         attrs = held.attrs(path, raw) if held and path not in checked else ()
         if path in checked or not (attrs or assigns.search(raw)):
@@ -158,6 +161,14 @@ def _reaching(changed: set[Path], raws: dict[Path, bytes]) -> set[Path]:
         frontier = {_module_key(p) for p in found} - seen
         seen |= frontier
     return reached
+
+
+def _choosing(raws: dict[Path, bytes]) -> set[Path]:
+    """Files that look a class up in SGLang's model registry (`ModelRegistry.resolve_model_cls`):
+    where the checkpoint names it, every registered text model is a candidate (analysis/served.py),
+    so such a file may depend on any module of its tree without importing it."""
+    needle = REGISTRY_LOOKUP.encode()
+    return {path for path, raw in raws.items() if needle in raw}
 
 
 def _dependency(project: Project, wrapper: ClassEntity, attr: str, changed: set[Path]) -> str | None:

@@ -10,13 +10,15 @@ file outside any, just its own folder, never a whole repository). Resolution
 reaches a file only through an import that spells the file's module name, so the
 files that can reach a changed file are found from their import lines alone (a
 regular expression, no parsing): those whose imports name it, then those whose
-imports name one of those, and so on; and those that look a class up in SGLang's model
-registry by a name the checkpoint gives, whose candidates are every registered text
-model. Of these, only the ones holding the wrapper attribute are parsed and resolved.
+imports name one of those, and so on. Of these, only the ones holding the wrapper
+attribute are parsed and resolved.
 A wrapper depends on a changed file when resolving it (its bases, the class its
 attribute holds, that class's bases, and the modules the names pass through) reads
 that file; a recording view of the Project
 notes every module read, with a fresh Resolver per wrapper so that no memo hides one.
+A wrapper whose model SGLang's registry picks by the checkpoint's architecture (llava.py)
+may hold any registered text model: its verdict rests on none of them alone, so only its
+own classes' files count, or every change to the tree would recheck it.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ def find_dependents(changed: list[Path], checked: set[Path], wrapper_attrs: tupl
     held = None if wrapper_attrs else HeldIndex(raws, members, draft_members)
     resolver = Resolver(project)
     out: list[Dependent] = []
-    for path in sorted(_reaching(changed_set, raws) | _choosing(raws) if prefilter else raws):
+    for path in sorted(_reaching(changed_set, raws) if prefilter else raws):
         raw = raws[path]
         attrs = held.attrs(path, raw) if held and path not in checked else ()
         if path in checked or not (attrs or assigns.search(raw)):
@@ -163,12 +165,8 @@ def _reaching(changed: set[Path], raws: dict[Path, bytes]) -> set[Path]:
     return reached
 
 
-def _choosing(raws: dict[Path, bytes]) -> set[Path]:
-    """Files that look a class up in SGLang's model registry (`ModelRegistry.resolve_model_cls`):
-    where the checkpoint names it, every registered text model is a candidate (analysis/served.py),
-    so such a file may depend on any module of its tree without importing it."""
-    needle = REGISTRY_LOOKUP.encode()
-    return {path for path, raw in raws.items() if needle in raw}
+# `ModelRegistry.resolve_model_cls(arch)` with a name that is not a literal (exprs.py `_registry`)
+_CHOSEN_BY_CHECKPOINT = re.compile(REGISTRY_LOOKUP.encode() + rb"\(\s*(?![\"'\[(])")
 
 
 def _dependency(project: Project, wrapper: ClassEntity, attr: str, changed: set[Path]) -> str | None:
@@ -178,6 +176,8 @@ def _dependency(project: Project, wrapper: ClassEntity, attr: str, changed: set[
     candidates, _ = wrapped_candidates(resolver, wrapper, attr)
     wrapped = {cand: resolver.mro(cand) for cand in candidates}
     hit = recording.read & changed
+    if _CHOSEN_BY_CHECKPOINT.search(project.raw(wrapper.path)):
+        hit &= {Path(c.path) for c in own}
     if not hit:
         return None
     why = []

@@ -77,23 +77,39 @@ LLAVA_GAPS = {
 }
 
 
-def direct_providers(root: Path, member: str) -> tuple[set[str], int]:
-    """Read with ast, apart from eaglelint: the classes some top-level module lists in a literal
-    EntryClass that define `member` and assign `self.lm_head` in their own body (each a
-    registered text model providing it), and how many classes the literal lists name."""
-    found, listed = set(), 0
-    for path in sorted(root.glob("*.py")):
-        tree = ast.parse(path.read_bytes())
-        names = {e.id for n in tree.body if isinstance(n, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "EntryClass" for t in n.targets)
-            for e in (n.value.elts if isinstance(n.value, ast.List) else [n.value]) if isinstance(e, ast.Name)}
-        listed += len(names)
-        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name in names):
-            defines = any(isinstance(f, ast.FunctionDef) and f.name == member for f in cls.body)
-            head = any(isinstance(t, ast.Attribute) and t.attr == "lm_head" for t in ast.walk(cls))
-            if defines and head and not any(m in cls.name for m in ("NextN", "MTP", "Eagle")):
-                found.add(cls.name)
-    return found, listed
+def text_models(root: Path) -> dict[str, set[str]]:
+    """Read with ast, apart from eaglelint (bases followed by name over the whole tree): each
+    class a top-level module's EntryClass lists that is not a draft by name, has a head along its
+    bases (`self.lm_head` / `self.logits_processor` assigned, or `get_embed_and_head` defined) and
+    assigns no `self.language_model`; with the methods its bases define."""
+    classes: dict[str, tuple[list[str], set[str], set[str]]] = {}
+    for path in root.rglob("*.py"):
+        for node in ast.parse(path.read_bytes()).body:
+            if isinstance(node, ast.ClassDef):
+                classes.setdefault(node.name, (
+                    [ast.unparse(b).split("[")[0].rsplit(".", 1)[-1] for b in node.bases],
+                    {f.name for f in node.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)},
+                    {a.attr for a in ast.walk(node) if isinstance(a, ast.Attribute) and isinstance(a.ctx, ast.Store)
+                     and isinstance(a.value, ast.Name) and a.value.id == "self"}))
+    listed = set()
+    for path in root.glob("*.py"):
+        for node in ast.parse(path.read_bytes()).body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "EntryClass"
+                                                    for t in node.targets):
+                listed |= {e.id for e in (node.value.elts if isinstance(node.value, ast.List) else [node.value])}
+
+    def chain(name: str, seen: tuple = ()) -> list[str]:
+        return [name, *(c for b in classes[name][0] if b in classes and b not in seen and b != name
+                        for c in chain(b, (*seen, name)))]
+
+    out = {}
+    for name in listed - {n for n in listed if re.search("NextN|MTP|Eagle|DFlash|DSpark|Draft", n)}:
+        methods = set().union(*(classes[c][1] for c in chain(name)))
+        assigned = set().union(*(classes[c][2] for c in chain(name)))
+        if ({"lm_head", "logits_processor"} & assigned or "get_embed_and_head" in methods) \
+                and "language_model" not in assigned:
+            out[name] = methods
+    return out
 
 
 @pytest.mark.parametrize("version", ["0.5.9", "0.5.23"])
@@ -106,10 +122,10 @@ def test_llava_conditional_generation_lacks_members_whatever_the_checkpoint_name
     found = [f for f in check([root / "llava.py"], ()) if f.class_name == "LlavaForConditionalGeneration"
              and f.method in LLAVA_GAPS[version] | {m for _, m in LLAVA_GAPS["0.5.9"]}]
     assert {(f.code, f.method) for f in found} == LLAVA_GAPS[version]
+    candidates = text_models(root)
     for f in found:
-        providers, listed = direct_providers(root, f.method)
-        some, candidates = map(int, re.search(r"which (\d+) of the (\d+) classes", f.message).groups())
-        assert len(providers) <= some < candidates <= listed
+        counted = tuple(map(int, re.search(r"which (\d+) of the (\d+) classes", f.message).groups()))
+        assert counted == (sum(f.method in m for m in candidates.values()), len(candidates))
         assert not f.every_candidate and f.fix is not None
         assert any("raise AttributeError" in line for edit in f.fix.edits for line in edit.lines)
         source = Path(f.wrapped_path).read_text().splitlines()

@@ -126,6 +126,13 @@ def read_registry(resolver: Resolver, root: Path, from_bytes: bool = True) -> Se
     return out
 
 
+_CLASS_AT_0 = re.compile(rb"^class[ \t]+(\w+)", re.MULTILINE)
+# a name bound at column 0 otherwise: `Name = ...` / `Name: T = ...`, an import line, a def
+_BOUND_AT_0 = re.compile(rb"^(?:(\w+)\b[^\n=]*=(?!=)|(?:async[ \t]+)?def[ \t]+(\w+)|((?:from|import)\b[^\n]*))",
+                         re.MULTILINE)
+_WORD = re.compile(rb"\w+")
+
+
 def _listed_here(raw: bytes) -> list[str] | None:
     """The classes a module registers, read from its bytes where that is certain: `EntryClass`
     appears once, as a literal list of names (or one name) at column 0, and each name is a
@@ -137,13 +144,14 @@ def _listed_here(raw: bytes) -> list[str] | None:
     if found is None:
         return None
     listed = [n.strip() for n in (found[1] if found[1] is not None else found[2]).split(b",") if n.strip()]
-    for name in listed:
-        word = re.escape(name)
-        defined = re.findall(rb"^class[ \t]+" + word + rb"\b", raw, re.MULTILINE)
-        bound = re.search(rb"^(?:" + word + rb"\b[^\n=]*=(?!=)|(?:from|import)\b[^\n]*\b" + word + rb"\b|"
-                          rb"(?:def|async[ \t]+def)[ \t]+" + word + rb"\b)", raw, re.MULTILINE)
-        if len(defined) != 1 or bound is not None or not name.decode().isidentifier():
-            return None
+    defined: dict[bytes, int] = {}
+    for name in _CLASS_AT_0.findall(raw):
+        defined[name] = defined.get(name, 0) + 1
+    bound: set[bytes] = set()
+    for assigned, function, imports in _BOUND_AT_0.findall(raw):
+        bound |= {assigned, function} | set(_WORD.findall(imports))
+    if any(defined.get(name) != 1 or name in bound or not name.decode().isidentifier() for name in listed):
+        return None
     return [n.decode() for n in listed]
 
 

@@ -76,7 +76,9 @@ class HeldIndex:
         counts: the engine asks nothing else of a draft."""
         out: dict[str, None] = {}
         built: dict[bytes, set[bytes]] = {}
-        for m in (*_ASSIGN.finditer(raw), *_SET_CALL.finditer(raw), *_GETTER.finditer(raw)):
+        setters = _SET_CALL.finditer(raw) if b"setattr" in raw or b"_module(" in raw else ()
+        getters = _GETTER.finditer(raw) if b"property" in raw else ()
+        for m in (*_ASSIGN.finditer(raw), *setters, *getters):
             attr, callee = m["attr"], m.groupdict().get("callee")
             if attr is None:  # a name set at run time: held under a name only its line can give
                 attr = dynamic_attr(m["setter"].decode(), raw.count(b"\n", 0, m.start()) + 1).encode()

@@ -104,7 +104,7 @@ def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMet
         provider = _provider(resolver, classes, method.name)
         held_by, candidates = attr, classes
         if provider is None:  # the held model may hold it in turn (a thinker holding the language model)
-            deeper = _held_provider(resolver, classes, method.name)
+            deeper = _held_provider(run, classes, method.name)
             if deeper is None:
                 continue
             inner_attr, candidates, provider = deeper
@@ -176,16 +176,19 @@ def _provider(resolver: Resolver, classes: list[ClassEntity], name: str) -> tupl
     return None
 
 
-def _held_provider(resolver: Resolver, classes: list[ClassEntity], name: str,
+def _held_provider(run: Context, classes: list[ClassEntity], name: str,
                    ) -> tuple[str, list[ClassEntity], tuple[ClassEntity, Member]] | None:
     """Where the held classes lack `name` but hold, as `self.<inner>`, a language model that has
     it (a thinker holding the language model, delegating only some members): the inner
     attribute, the classes it may hold, and the provider. The engine calls the member on the
-    outermost object, so the path from it decides."""
+    outermost object, so the path from it decides. Only attributes that discovery found
+    holding a language model somewhere in the tree are followed (Context.held_attrs)."""
+    resolver, names = run.resolver, tuple(m.name for m in run.methods)
     for held in classes:
         for owner in resolver.mro(held):
             for inner in resolver.info(owner).self_assigns:
-                if is_dynamic_attr(inner) or not holds_language_model(resolver, held, inner, (name,)):
+                if inner not in run.held_attrs or is_dynamic_attr(inner) \
+                        or not holds_language_model(resolver, held, inner, names):
                     continue
                 found, _ = wrapped_candidates(resolver, held, inner)
                 provider = _provider(resolver, found, name)

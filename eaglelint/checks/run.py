@@ -82,7 +82,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
         """Wrapper discovery, then every rule family: run again from the start, with a fresh
         resolver, when a file read lazily turns out not to parse (Project.retrying)."""
         wrappers: dict[ClassEntity, str] = {}
-        context = Context(project, raws, methods, options.interfaces, wrappers, by_name)
+        context = Context(project, raws, methods, options.interfaces, wrappers, by_name, frozenset(held_attrs))
         resolver = context.resolver  # one resolver: what discovery resolved, the checks find resolved
         if jobs > 1:  # the classes discovery and the families will read first, parsed in parallel
             wanted: dict[Path, tuple[re.Pattern[str] | None, bool]] = {

@@ -143,3 +143,18 @@ def test_0_5_10_post1_qwen3_vl_moe_judged_with_its_own_decoder_and_0_5_11_clean(
         ("set_eagle3_layers_to_capture", "Qwen3MoeLLMModel"), ("get_embed_and_head", "Qwen3MoeLLMModel")}
     assert all(f.entry_class for f in found)
     assert not [f for f in check([models_dir("0.5.11")]) if Path(f.path).name == "qwen3_vl_moe.py"]
+
+
+def test_0_5_23_candidates_read_from_class_text_agree_with_parsed_classes():
+    """served.py sketches a registered class it has not parsed from its text; parsing every
+    registered class first must give the same candidates and the same providers."""
+    from eaglelint.analysis.served import provides, served, text_models
+
+    path = str(models_dir("0.5.23") / "llava.py")
+    lazy, parsed = Resolver(Project()), Resolver(Project())
+    for cls in served(parsed, path).classes:
+        parsed.mro(cls)  # the class and its bases parsed
+    assert text_models(lazy, path) == text_models(parsed, path)
+    for member in ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head"):
+        assert [c for c in text_models(lazy, path) if provides(lazy, c, member)] == \
+            [c for c in text_models(parsed, path) if provides(parsed, c, member)]

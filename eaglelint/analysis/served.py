@@ -20,17 +20,19 @@ language model).
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .entities import ClassEntity, SeqEntity, Unknown
+from .entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
+from .exprs import expression_refs
 from .prefilter import DEFAULT_HELD_ATTR
 from .roles import is_draft
 from .sources import SourceError
-from .summary import ENTRY
+from .summary import ENTRY, LazyClasses
 
 if TYPE_CHECKING:
     from .resolve import Resolver
@@ -174,9 +176,9 @@ def _classes(resolver: Resolver, found: list, unread: list[str], where: str) -> 
 def text_models(resolver: Resolver, path: str) -> list[ClassEntity]:
     """The registered classes `resolve_model_cls` may return for a language model's
     architecture named only by a checkpoint: served, not a draft, with a head of its own
-    (`lm_head` or `logits_processor` assigned along its MRO, or a `get_embed_and_head`), and
+    (`lm_head` or `logits_processor` assigned along its bases, or a `get_embed_and_head`), and
     holding no language model itself (a multimodal wrapper is not a text model). In file
-    order, then by line."""
+    order, then by line. Read from sketches: a class not parsed yet stays unparsed."""
     memo: dict[Path, list[ClassEntity]] = resolver.memos.setdefault("served.text", {})
     registry = served(resolver, path)
     if registry.root not in memo:
@@ -184,10 +186,83 @@ def text_models(resolver: Resolver, path: str) -> list[ClassEntity]:
         for cls in registry.classes:
             if is_draft(cls):
                 continue
-            infos = [resolver.info(c) for c in resolver.mro(cls)]
-            headed = any(HEAD in i.self_assigns or LOGITS in i.self_assigns or EMBED_AND_HEAD in i.methods
-                         for i in infos)
-            if headed and not any(DEFAULT_HELD_ATTR in i.self_assigns for i in infos):
+            sketches = [sketch(resolver, c) for c in ancestors(resolver, cls)]
+            headed = any(HEAD in s.assigned or LOGITS in s.assigned or EMBED_AND_HEAD in s.members for s in sketches)
+            if headed and not any(DEFAULT_HELD_ATTR in s.assigned for s in sketches):
                 out.append(cls)
-        memo[registry.root] = sorted(out, key=lambda c: (Path(c.path).name, resolver.info(c).line))
+        memo[registry.root] = sorted(out, key=lambda c: (Path(c.path).name, sketch(resolver, c).line))
     return memo[registry.root]
+
+
+@dataclass(frozen=True)
+class Sketch:
+    """What the candidates' tests need of a class: its line, its resolved bases, the names its
+    body binds (methods, class attributes, and members added after it) and those its methods
+    assign on `self`."""
+
+    line: int
+    bases: tuple[ClassEntity, ...]
+    members: frozenset[str]
+    assigned: frozenset[str]
+
+
+_DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+_CLASS_ATTR = re.compile(r"^(?: {4}|\t)(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
+_SELF_SET = re.compile(r"self[ \t]*\.[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
+
+
+def sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
+    """A class's Sketch: from its summary once parsed, else from its text (the header parsed
+    for the bases, the body read for the names), which counting hundreds of registered
+    candidates needs without parsing each (summary.py LazyClasses `pending_text`)."""
+    memo: dict[ClassEntity, Sketch] = resolver.memos.setdefault("served.sketch", {})
+    if cls not in memo:
+        memo[cls] = _sketch(resolver, cls)
+    return memo[cls]
+
+
+def _sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
+    mod = resolver.module(cls.path)
+    assert mod is not None
+    late = frozenset(member for _, _, member in mod.late_members.get(cls.qualname, []) if member)
+    pending = mod.classes.pending_text(cls.qualname) if isinstance(mod.classes, LazyClasses) else None
+    node = None
+    if pending is not None:
+        try:
+            node = ast.parse(pending[1].strip() + "\n    pass\n").body[0]
+        except (SyntaxError, ValueError, RecursionError, IndexError):
+            node = None
+    if pending is not None and isinstance(node, ast.ClassDef) and node.name == cls.qualname:
+        refs = [r for b in node.bases for r in expression_refs(b.value if isinstance(b, ast.Subscript) else b, None)]
+        bases = tuple(dict.fromkeys(e for r in refs for e in resolver.evaluate(r, cls.path)
+                                    if isinstance(e, ClassEntity) and e != cls))
+        text = pending[2]
+        return Sketch(pending[0], bases, frozenset(_DEF.findall(text)) | frozenset(_CLASS_ATTR.findall(text)) | late,
+                      frozenset(_SELF_SET.findall(text)))
+    info = resolver.info(cls)
+    added = set(late)
+    for decorator in info.decorators:
+        found = resolver.lookup(cls.path, decorator) if decorator.isidentifier() else []
+        for fn in (resolver.function(f) for f in found if isinstance(f, FunctionEntity)):
+            added |= set(fn.adds_members or ()) if fn is not None else set()
+    resolved, _ = resolver.bases(cls)
+    return Sketch(info.line, tuple(resolved), frozenset(info.methods) | frozenset(info.attrs) | frozenset(added),
+                  frozenset(info.self_assigns))
+
+
+def ancestors(resolver: Resolver, cls: ClassEntity) -> list[ClassEntity]:
+    """cls and every class its sketches' bases reach (a set, not an MRO: membership is all the
+    tests ask)."""
+    out, todo = [cls], [cls]
+    while todo:
+        for base in sketch(resolver, todo.pop()).bases:
+            if base not in out:
+                out.append(base)
+                todo.append(base)
+    return out
+
+
+def provides(resolver: Resolver, cls: ClassEntity, name: str) -> bool:
+    """cls or a base defines, binds, assigns per instance or is given `name` after its body."""
+    return any(name in s.members or name in s.assigned for s in map(lambda c: sketch(resolver, c),
+                                                                     ancestors(resolver, cls)))

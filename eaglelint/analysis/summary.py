@@ -248,6 +248,16 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
         """The summariser and lines of the module's own parse: not made again per class."""
         self._summarizer, self._lines = summarizer, lines
 
+    def pending_text(self, name: str) -> tuple[int, str, str] | None:
+        """(first line, header, text) of a top-level class not parsed yet, for a reader that needs
+        only its bases and the names it binds (served.py `sketch`); None once it is parsed."""
+        if name not in self.pending or self.done.get(name) is not None or self._text is None:
+            return None
+        if self._lines is None:
+            self._lines = split_lines(self._text())
+        first, last = self.pending[name]
+        return first, _header(self._lines, first), "".join(self._lines[first - 1:last])
+
     # -- the mapping ---------------------------------------------------------
     def __getitem__(self, name: str) -> ClassInfo:
         found = self.get(name)

@@ -19,7 +19,7 @@ from ..analysis.prefilter import is_dynamic_attr
 from ..analysis.presence import late_member, presence
 from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
 from ..analysis.roles import is_draft
-from ..analysis.served import is_served
+from ..analysis.served import is_served, provides
 from ..analysis.summary import free_names_of_text, mentions
 from ..analysis.wrappers import is_component, wrapped_candidates
 from ..findings import Finding
@@ -118,7 +118,7 @@ def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMet
             continue
         inheriting = [(s, e) for s, e in subs if presence(resolver, s, method.name, attr) is not True]
         entry = is_served(resolver, cls) or any(e for _, e in inheriting)
-        providing = sum(1 for c in candidates if _provider(resolver, [c], method.name))
+        providing = sum(1 for c in candidates if provides(resolver, c, method.name))
         every = not reasons and providing == len(candidates)
         finding = _finding(path, info, held_by, method, wrapped, member, _labels(cls, inheriting), entry,
                            (providing, len(candidates)))

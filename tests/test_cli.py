@@ -203,6 +203,13 @@ def test_json_member_fields_say_which_pack_attribute_and_defining_class():
         definers = [c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for f in c.body
                     if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == row["method"]
                     and f.lineno == row["wrapped_line"]]
+        # added after the body: `Cls.method = f` / `setattr(Cls, "method", f)` at that line, or the
+        # class (at that line) is decorated by one that sets it
+        definers += [t.value.id for n in tree.body if isinstance(n, ast.Assign) and n.lineno == row["wrapped_line"]
+                     for t in n.targets if isinstance(t, ast.Attribute) and t.attr == row["method"]
+                     and isinstance(t.value, ast.Name)]
+        definers += [c.name for c in tree.body if isinstance(c, ast.ClassDef) and c.lineno == row["wrapped_line"]
+                     and c.decorator_list]
         assert definers == [row["provider_class"].rsplit(".", 1)[-1]], row
     with_subclasses = [r for r in rows if r["subclasses"]]
     assert len(with_subclasses) >= 3

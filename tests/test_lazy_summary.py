@@ -18,7 +18,7 @@ from eaglelint.analysis.cache_codec import decode, encode
 from eaglelint.analysis.project import Project
 from eaglelint.analysis.summary import LazyClasses, ModuleSummary, summarize, summarize_lazily
 
-FIELDS = ("names", "functions", "entry_classes", "star_imports", "all_names", "late_members")
+FIELDS = ("names", "functions", "entry_classes", "entry_refs", "star_imports", "all_names", "late_members")
 
 
 def whole(text: str, path: str = "m.py") -> ModuleSummary:

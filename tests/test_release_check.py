@@ -1,11 +1,15 @@
 """`eaglelint check` on real SGLang releases, fetched from the package registry and cached."""
 
+import ast
 from pathlib import Path
 
 import pytest
 from fetch_sglang import models_dir
 
 from eaglelint.analysis.discover import discover
+from eaglelint.analysis.project import Project
+from eaglelint.analysis.resolve import Resolver
+from eaglelint.analysis.served import served
 from eaglelint.checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
@@ -60,9 +64,12 @@ def test_0_5_23_component_thinker_and_registry_wrapper_subclass():
     findings = check([models_dir("0.5.23")])
     # built as `self.thinker` of the registered DotsNoteOmni model, never the top-level model
     assert not [f for f in findings if f.class_name == "DotsNoteOmniThinkerForConditionalGeneration"]
-    llava = next(f for f in findings if f.class_name == "LlavaForConditionalGeneration")
-    assert llava.code == "EGL010"
-    assert any(s.startswith("Mistral3ForConditionalGeneration") for s in llava.subclasses)
+    # llava.py 0.5.23: LlavaBaseForCausalLM defines get_embed_and_head (461) and set_embed_and_head
+    # (467), no set_eagle3_layers_to_capture; the language model is a registered text model the
+    # checkpoint names, and Mistral3ForConditionalGeneration (mistral.py:94) subclasses it
+    llava = [f for f in findings if f.class_name == "LlavaForConditionalGeneration"]
+    assert [(f.code, f.method) for f in llava] == [("EGL001", "set_eagle3_layers_to_capture")]
+    assert any(s.startswith("Mistral3ForConditionalGeneration") for s in llava[0].subclasses)
 
 
 # Wrappers found by what they hold (issue 11, point 1), read by hand in 0.5.23: the held
@@ -143,3 +150,31 @@ def test_0_5_23_draft_architectures_are_the_rewrites_not_the_targets_compared():
     found = draft_architectures(release_root("0.5.23") / "sglang" / "srt" / "configs" / "model_config.py")
     assert {"MiMoMTP", "Step3p5MTP", "BailingMoeForCausalLMNextN", "Qwen3_5ForCausalLMMTP"} <= found
     assert not found & {"MiMoForCausalLM", "Step3p7ForConditionalGeneration", "BailingMoeV2ForCausalLM"}
+
+
+def test_0_5_23_served_set_is_every_top_level_entry_class_and_follows_re_exports():
+    # models/registry.py import_model_classes: pkgutil.iter_modules over the models package,
+    # subpackages skipped, each module's EntryClass (225 of 255 modules have one, all lists or
+    # one name), keyed by __name__. Read here with ast, apart from eaglelint.
+    root = models_dir("0.5.23")
+    listed: dict[str, str] = {}
+    for path in sorted(root.glob("*.py")):
+        tree = ast.parse(path.read_bytes())
+        defined = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+        imported = {a.asname or a.name: n.module for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "EntryClass"
+                                                    for t in node.targets):
+                for e in node.value.elts if isinstance(node.value, ast.List) else [node.value]:
+                    listed[e.id] = path.name if e.id in defined else imported[e.id]
+    registry = served(Resolver(Project()), str(root / "llava.py"))
+    assert len(listed) == 290 and set(registry.by_name) == set(listed)
+    for name, cls in registry.by_name.items():
+        tree = ast.parse(Path(cls.path).read_bytes())
+        assert name in {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    # dots3.py and dots3_nextn.py re-export classes defined in the dots3_common subpackage
+    assert listed["Dots3NoteForCausalLM"] == "sglang.srt.models.dots3_common.modeling"
+    where = {name: Path(registry.by_name[name].path).relative_to(root).as_posix()
+             for name in ("Dots3NoteForCausalLM", "Dots3NoteForCausalLMNextN")}
+    assert where == {"Dots3NoteForCausalLM": "dots3_common/modeling.py",
+                     "Dots3NoteForCausalLMNextN": "dots3_common/nextn.py"}

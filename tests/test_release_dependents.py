@@ -34,6 +34,18 @@ def test_0_5_4_post1_deepseek_v2_had_no_such_method_so_no_such_gap():
     assert eagle3_gaps("0.5.4.post1") == []
 
 
+def test_0_5_4_registry_chosen_wrapper_is_not_rechecked_for_one_candidate():
+    # llava.py: self.language_model = ModelRegistry.resolve_model_cls(arch)[0](...), arch from the
+    # checkpoint: any registered text model, deepseek_v2.py's among them. Its gap (no setter in
+    # LlavaBaseForCausalLM or LlavaForConditionalGeneration) rests on none of them alone: a check
+    # of deepseek_v2.py does not bring it in, a check of the tree reports it.
+    assert not [f for f in lint([models_dir("0.5.4.post2") / "deepseek_v2.py"]).findings
+                if Path(f.path).name == "llava.py"]
+    tree = lint([models_dir("0.5.4.post2")]).findings
+    assert [f.code for f in tree if f.class_name == "LlavaForConditionalGeneration"
+            and f.method == "set_eagle3_layers_to_capture"] == ["EGL001"]
+
+
 def test_0_5_4_the_broken_wrappers_are_byte_identical_across_post1_and_post2():
     for name in BROKEN:
         assert (models_dir("0.5.4.post1") / name).read_bytes() == (models_dir("0.5.4.post2") / name).read_bytes()

@@ -125,7 +125,9 @@ HAND_CHECKED = {
         "Qwen2MoeForCausalLM": IMPLEMENTABLE,  # has the setter, decoder returns aux states, no get_embed_and_head
         "OPTForCausalLM": NOT_SUPPORTED,  # OPTModel -> OPTDecoder never collects
         "Gemma3ForConditionalGeneration": NOT_SUPPORTED,  # its Gemma3ForCausalLM lacks both too
-        "LlavaForConditionalGeneration": UNKNOWN,  # registry lookup by architecture name
+        # registry lookup by the checkpoint's architecture: no member whichever registered text model
+        # it holds (llava.py 0.5.9 defines none), delegated with the raising style
+        "LlavaForConditionalGeneration": FIXABLE,
         "DeepseekV3ForCausalLMNextN": DRAFT,
         # passes language_model_cls=Qwen3MoeLLMModel up, whose forward reads layers_to_capture; no members
         "Qwen3VLMoeForConditionalGeneration": IMPLEMENTABLE,

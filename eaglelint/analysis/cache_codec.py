@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # imported where a summary is encoded or decoded: a warm run 
     from .refs import Ref
     from .summary import ClassInfo, FunctionInfo, ModuleSummary
 
-HEADER = b"eaglelint-cache 4\n"  # bump the number when the layout below changes
+HEADER = b"eaglelint-cache 5\n"  # bump the number when the layout below changes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # an entry larger than this is not ours: refused unread
 
 
@@ -102,7 +102,7 @@ def _refs(refs) -> list:
 def _function(f: FunctionInfo) -> list:
     return [f.name, f.line, [[p.name, p.kind, p.annotation, p.default] for p in f.params], f.returns_value,
             _refs(f.returns), list(f.decorators), f.return_annotation, f.is_async,
-            f.keeps_argument, _refs(f.super_calls), f.abstract]
+            None if f.adds_members is None else list(f.adds_members), _refs(f.super_calls), f.abstract]
 
 
 def _node(v):
@@ -139,7 +139,7 @@ def _summary(m: ModuleSummary) -> list:
             _classes(m.classes),
             {name: _function(f) for name, f in m.functions.items()}, list(m.entry_classes), list(m.star_imports),
             None if m.all_names is None else list(m.all_names),
-            {name: [list(x) for x in added] for name, added in m.late_members.items()}]
+            {name: [list(x) for x in added] for name, added in m.late_members.items()}, _refs(m.entry_refs)]
 
 
 def _finding(f) -> list:
@@ -224,13 +224,13 @@ def _load_summary(v) -> ModuleSummary:
         return tuple(map(load_ref, _list(v)))
 
     def load_function(v) -> FunctionInfo:
-        name, line, params, returns_value, returns, decorators, annotation, is_async, keeps, supers, \
+        name, line, params, returns_value, returns, decorators, annotation, is_async, adds, supers, \
             abstract = _list(v)
         return FunctionInfo(
             _str(name), _int(line),
             tuple(Param(_str(n), _str(k), _opt_str(a), _opt_str(d)) for n, k, a, d in map(_list, _list(params))),
             _bool(returns_value), load_refs(returns), _strs(decorators), _opt_str(annotation), _bool(is_async),
-            _bool(keeps), load_refs(supers), _bool(abstract))
+            None if adds is None else _strs(adds), load_refs(supers), _bool(abstract))
 
     def load_class(v) -> ClassInfo:
         name, line, column, end_line, bases, methods, attrs, assigns, forwards, decorators, keywords, body = _list(v)
@@ -250,14 +250,14 @@ def _load_summary(v) -> ModuleSummary:
                            {_str(name): (_int(first), _int(last)) for name, first, last in map(_list, _list(pending))},
                            {_str(k): frozenset(_strs(values)) for k, values in _dict(constants).items()})
 
-    path, names, classes, functions, entry_classes, stars, all_names, late = _list(v)
+    path, names, classes, functions, entry_classes, stars, all_names, late, entry_refs = _list(v)
     return ModuleSummary(
         _str(path), {_str(k): list(load_refs(refs)) for k, refs in _dict(names).items()},
         load_classes(classes),
         {_str(k): load_function(f) for k, f in _dict(functions).items()}, _strs(entry_classes), _strs(stars),
         None if all_names is None else _strs(all_names),
-        {_str(k): [(_int(line), _str(how)) for line, how in map(_list, _list(added))]
-         for k, added in _dict(late).items()})
+        {_str(k): [(_int(line), _str(how), _str(member)) for line, how, member in map(_list, _list(added))]
+         for k, added in _dict(late).items()}, load_refs(entry_refs))
 
 
 def _pair(v) -> tuple[str, str]:

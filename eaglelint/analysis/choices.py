@@ -15,13 +15,13 @@ with SGLang's registry is the class of that name in some module's `EntryClass`
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .entities import ClassEntity, Entity, InstanceEntity, SeqEntity, Unknown
 from .exprs import expression_refs
 from .method_facts import CONSTRUCTOR
 from .refs import Ref
+from .served import REGISTRY_FILE, served, text_models
 from .summary import FunctionInfo, Param
 
 if TYPE_CHECKING:  # the resolver hands references here; only its type is needed
@@ -107,14 +107,19 @@ def _passed(resolver: Resolver, caller: ClassEntity, definer: ClassEntity, fn: F
 
 def registry_lookup(resolver: Resolver, ref: Ref, path: str) -> list[Entity]:
     """`ModelRegistry.resolve_model_cls("Arch")`: `(the class, "Arch")`, the class being the
-    EntryClass entry of that name in the models folder (the first name found, as the
-    registry tries a list in order)."""
-    folder = Path(path).parent
-    if not (folder / "registry.py").is_file():
-        return [Unknown(f"{folder.name} has no SGLang model registry (registry.py)")]
+    registered one of that `__name__` (the first name found, as the registry tries a list in
+    order). Without a name (the checkpoint's config names it): one such pair for every
+    registered text model, each a class the lookup may return (served.py)."""
+    registry = served(resolver, path)
+    if not (registry.root / REGISTRY_FILE).is_file():
+        return [Unknown(f"{registry.root.name} has no SGLang model registry ({REGISTRY_FILE})")]
+    if not ref.name:
+        found = text_models(resolver, path)
+        if not found:
+            return [Unknown(f"{ref.attr}, and no registered text model can be found in {registry.root.name}")]
+        return [SeqEntity(c.path, None, (Ref("name", c.qualname), Ref("const", repr(c.qualname)))) for c in found]
     for name in ref.name.split(","):
-        for file in sorted(folder.glob("*.py")):
-            mod = resolver.module(str(file))
-            if mod is not None and name in mod.entry_classes:
-                return [SeqEntity(str(file), None, (Ref("name", name), Ref("const", repr(name))))]
-    return [Unknown(f"no module of {folder.name} lists {ref.name.replace(',', ' or ')} in its EntryClass")]
+        cls = registry.by_name.get(name)
+        if cls is not None:
+            return [SeqEntity(cls.path, None, (Ref("name", cls.qualname), Ref("const", repr(name))))]
+    return [Unknown(f"no module of {registry.root.name} lists {ref.name.replace(',', ' or ')} in its EntryClass")]

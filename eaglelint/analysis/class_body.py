@@ -56,9 +56,10 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
-def late_members(stmts: list[ast.stmt]) -> dict[str, list[tuple[int, str]]]:
-    """Module-level statements that add to a class after its body: class name -> (line, how)."""
-    out: dict[str, list[tuple[int, str]]] = {}
+def late_members(stmts: list[ast.stmt]) -> dict[str, list[tuple[int, str, str]]]:
+    """Module-level statements that add to a class after its body: class name -> (line, how,
+    the member's name, or "" where it is not a literal: `setattr(C, name, f)`)."""
+    out: dict[str, list[tuple[int, str, str]]] = {}
     for node in stmts:
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
@@ -69,38 +70,49 @@ def late_members(stmts: list[ast.stmt]) -> dict[str, list[tuple[int, str]]]:
             if isinstance(target, ast.Attribute):
                 owner = dotted(target.value)
                 if owner:
-                    out.setdefault(owner, []).append((node.lineno, f"{owner}.{target.attr} is assigned"))
+                    out.setdefault(owner, []).append((node.lineno, f"{owner}.{target.attr} is assigned", target.attr))
         call = node.value if isinstance(node, ast.Expr) else None
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "setattr" \
                 and call.args:
             owner = dotted(call.args[0])
             if owner:
-                out.setdefault(owner, []).append((node.lineno, f"setattr({owner}, ...)"))
+                out.setdefault(owner, []).append((node.lineno, f"setattr({owner}, ...)", _literal_name(call)))
     return out
 
 
-def returns_argument_unchanged(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """A decorator that hands its class back untouched (a registry's `register(cls)`):
-    every return gives back the first parameter, and nothing sets an attribute on it."""
+def _literal_name(call: ast.Call) -> str:
+    """The name `setattr(obj, "name", value)` sets, or "" where it is not a literal."""
+    key = call.args[1] if len(call.args) > 1 else None
+    return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""
+
+
+def members_added_to_argument(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...] | None:
+    """What a class decorator adds to the class it hands back: every return of its own body
+    gives back the first parameter, and each change to it is `cls.name = ...` or
+    `setattr(cls, "name", ...)`: those names (none: a harmless decorator, such as a
+    registry's `register(cls)`). None where it does anything else, or anything it cannot
+    be sure of (a computed name, a change to another object, `type(...)`)."""
     params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
     if not params:
-        return False
+        return None
     first = params[0]
     returns = False
-    for node in ast.walk(fn):
+    added: list[str] = []
+    for node in local_nodes(fn):
         if isinstance(node, ast.Return):
             if not (isinstance(node.value, ast.Name) and node.value.id == first):
-                return False
+                return None
             returns = True
-        elif _changes_a_class(node):
-            return False
-    return returns
-
-
-def _changes_a_class(node: ast.AST) -> bool:
-    if isinstance(node, ast.Attribute):
-        return isinstance(node.ctx, (ast.Store, ast.Del))
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "type")
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if not (isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == first):
+                return None
+            added.append(node.attr)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "type"):
+            name = _literal_name(node) if node.func.id == "setattr" else ""
+            if not (name and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == first):
+                return None
+            added.append(name)
+    return tuple(dict.fromkeys(added)) if returns else None
 
 
 def star_module(node: ast.Import | ast.ImportFrom) -> str | None:

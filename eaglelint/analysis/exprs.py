@@ -128,7 +128,9 @@ class _Refs:
 def _registry(call: ast.Call, scope: Scope | None) -> Ref:
     """`ModelRegistry.resolve_model_cls(arch)`, which returns `(model class, arch)`: a
     literal architecture name (or list of them, tried in order) is a `registry` Ref the
-    resolver looks up in EntryClass; any other is decided at load time, by the config."""
+    resolver looks up among the registered classes; any other is decided at load time, by
+    the config: a `registry` Ref without a name (any registered text model), whose `attr`
+    says what chooses."""
     arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "architectures"), None)
     names = [] if arg is None else list(arg.elts) if isinstance(arg, (ast.List, ast.Tuple)) else [arg]
     literal = [n.value for n in names if isinstance(n, ast.Constant) and isinstance(n.value, str)]
@@ -138,6 +140,5 @@ def _registry(call: ast.Call, scope: Scope | None) -> Ref:
     params = [n for n, bound in (scope.exprs.items() if scope else ()) if any(
         isinstance(b, Ref) and b.kind == "param" for b in bound)]
     source = "the checkpoint's config" if any("config" in n for n in params) else "values known only at load time"
-    return Ref("unknown", f"chosen at load time: SGLang's ModelRegistry.{REGISTRY_LOOKUP}({text}) looks up an "
-                          f"architecture name that depends on {source}")
-
+    return Ref("registry", "", f"chosen at load time: SGLang's ModelRegistry.{REGISTRY_LOOKUP}({text}) looks up an "
+                               f"architecture name that depends on {source}")

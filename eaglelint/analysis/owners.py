@@ -25,6 +25,7 @@ from .class_body import class_node
 from .exprs import expression_refs
 from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
+from .served import HEAD, LOGITS
 from .sources import SourceError, split_lines
 
 OWNER_MEMBERS = (CAPTURE_HOOK, "get_embed_and_head")  # what an owner writes itself, in this order

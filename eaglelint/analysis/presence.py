@@ -2,32 +2,53 @@
 
 Why three answers: besides defining or inheriting a name, a class can get it from a
 `__getattr__` that forwards it (only some names, perhaps), from a class decorator, or
-from a `setattr(C, ...)` / `C.name = ...` after its body. eaglelint cannot weigh
-the last two, and a `__getattr__` branch it cannot decide; saying "absent" there would
-be a false finding and "present" a missed gap, so the answer is `Unknown(why)`.
+from a `setattr(C, ...)` / `C.name = ...` after its body. A decorator of the scanned
+tree that sets names on the class it returns, and a statement that names the member,
+are read (for the held class as for the wrapper); one that cannot be read, or a
+`__getattr__` branch eaglelint cannot decide, would make "absent" a false finding and
+"present" a missed gap, so the answer is `Unknown(why)`.
 """
 
 from __future__ import annotations
 
 from .forwarding import forwarded
-from .resolve import ClassEntity, FunctionEntity, Resolver, Unknown
+from .resolve import ClassEntity, FunctionEntity, Member, Resolver, Unknown
 
 # class decorators that add no methods to a class
 HARMLESS_DECORATORS = frozenset({"dataclass", "final", "runtime_checkable", "total_ordering"})
 
 
 def has_member(resolver: Resolver, cls: ClassEntity, name: str) -> bool:
-    """Defined or inherited, or bound per instance (`self.get_embed_and_head = ...`)."""
+    """Defined or inherited, bound per instance (`self.get_embed_and_head = ...`), or added
+    after the body by a statement or class decorator that names it."""
     if resolver.find_member(cls, name) is not None:
         return True
-    return any(name in resolver.info(c).self_assigns for c in resolver.mro(cls))
+    return any(name in resolver.info(c).self_assigns for c in resolver.mro(cls)) \
+        or late_member(resolver, cls, name) is not None
+
+
+def late_member(resolver: Resolver, cls: ClassEntity, name: str) -> Member | None:
+    """Where `name` is added to cls or a base after its body: `C.name = f`, `setattr(C, "name",
+    f)` at module level, or a class decorator of the scanned tree that sets it on the class
+    (`cls.name = f`): the class it is added to and the line (the statement's, or the class's)."""
+    for c in resolver.mro(cls):
+        added = resolver.module(c.path).late_members.get(c.qualname, [])
+        line = next((line for line, _, member in added if member == name), None)
+        if line is not None:
+            return Member(c, line, None)
+        info = resolver.info(c)
+        if any(name in (adds or ()) for adds in (_adds(resolver, c, d) for d in info.decorators)):
+            return Member(c, info.line, None)
+    return None
 
 
 def presence(resolver: Resolver, cls: ClassEntity, name: str, attr: str) -> bool | Unknown:
     """Whether instances of `cls` have `name` for the engine: True, False, or Unknown.
 
     `attr` is the attribute holding the language model: a `__getattr__` that forwards
-    `name` to it counts as having it; one that raises, or forwards it elsewhere, does not."""
+    `name` to it counts as having it; one that raises, or forwards it elsewhere, does not.
+    What is added after the body is read where it can be (has_member); an addition whose
+    name cannot be read, or a decorator that cannot be, leaves the answer unknown."""
     if has_member(resolver, cls, name):
         return True
     member = resolver.find_member(cls, "__getattr__")
@@ -37,11 +58,12 @@ def presence(resolver: Resolver, cls: ClassEntity, name: str, attr: str) -> bool
         return outcome[1] == attr
     for c in resolver.mro(cls):
         info = resolver.info(c)
-        added = resolver.module(c.path).late_members.get(c.qualname, [])
-        if added:
-            line, how = added[0]
+        unread = [(line, how) for line, how, member in resolver.module(c.path).late_members.get(c.qualname, [])
+                  if not member]
+        if unread:
+            line, how = unread[0]
             return Unknown(f"{how} after its body (line {line}), which may add {name}")
-        odd = [d for d in info.decorators if not _harmless(resolver, c, d)]
+        odd = [d for d in info.decorators if _adds(resolver, c, d) is None]
         if odd:
             return Unknown(f"{c.qualname} is decorated with @{odd[0]}, which may add {name}")
     if outcome[0] == "unknown":
@@ -49,16 +71,18 @@ def presence(resolver: Resolver, cls: ClassEntity, name: str, attr: str) -> bool
     return False
 
 
-def _harmless(resolver: Resolver, cls: ClassEntity, decorator: str) -> bool:
-    """A decorator known to add no methods, or one in the scanned tree that returns the
-    class untouched."""
+def _adds(resolver: Resolver, cls: ClassEntity, decorator: str) -> tuple[str, ...] | None:
+    """What a class decorator adds: () for one known to add nothing, the names a decorator of
+    the scanned tree sets on the class it returns; None where that cannot be read."""
     if decorator.split("(")[0].split(".")[-1].strip() in HARMLESS_DECORATORS:
-        return True
+        return ()
     if not decorator.isidentifier():
-        return False
+        return None
     found = resolver.lookup(cls.path, decorator)
     functions = [resolver.function(f) if isinstance(f, FunctionEntity) else None for f in found]
-    return bool(functions) and all(f is not None and f.keeps_argument for f in functions)
+    if not functions or any(f is None or f.adds_members is None for f in functions):
+        return None
+    return tuple(n for f in functions for n in f.adds_members or ())
 
 
 def forwards_some(resolver: Resolver, cls: ClassEntity, attr: str, names: list[str]) -> bool:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .resolve import ClassEntity
+from .entities import ClassEntity
 from .sources import SourceError, read_source
 
 # an assignment of the draft's architecture on one line: `architectures[0] = "X"`,

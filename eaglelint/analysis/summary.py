@@ -15,10 +15,11 @@ import re
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 
-from .class_body import class_statements, dotted, late_members, returns_argument_unchanged, star_module
+from .class_body import class_statements, dotted, late_members, members_added_to_argument, star_module
 from .exprs import MAX_EXPANSION, expression_refs
 from .forwarding import Node, compile_getattr, string_set
 from .method_facts import only_raises_not_implemented, super_calls
+from .prefilter import dynamic_attr
 from .refs import Ref
 from .scope import Scope, import_bindings, walk_local
 from .sources import SourceLines, split_lines
@@ -42,7 +43,9 @@ class FunctionInfo:
     decorators: tuple[str, ...] = ()
     return_annotation: str | None = None
     is_async: bool = False
-    keeps_argument: bool = False  # returns its first argument untouched (a harmless class decorator)
+    # a class decorator that hands back its argument: the members it adds to it (() none: harmless);
+    # None for any other function, or one whose changes cannot be read (class_body.py)
+    adds_members: tuple[str, ...] | None = None
     super_calls: tuple[Ref, ...] = ()  # `super().m(...)` / `Base.m(self, ...)`: what each passes (exprs.py)
     abstract: bool = False  # its body only raises NotImplementedError
 
@@ -79,11 +82,14 @@ class ModuleSummary:
     # a plain dict, or LazyClasses: top-level classes parsed when first asked for
     classes: MutableMapping[str, ClassInfo] = field(default_factory=dict)
     functions: dict[str, FunctionInfo] = field(default_factory=dict)
-    entry_classes: tuple[str, ...] = ()
+    entry_classes: tuple[str, ...] = ()  # the names a literal `EntryClass` lists
     star_imports: tuple[str, ...] = ()  # modules of `from m import *`, in order
     all_names: tuple[str, ...] | None = None  # a literal `__all__`
-    # class name -> (line, how) for members added after its body: `setattr(C, ...)`, `C.x = ...`
-    late_members: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    # class name -> (line, how, member name or "") for members added after its body: `setattr(C, ...)`, `C.x = ...`
+    late_members: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
+    # what the module's `EntryClass` is made of, in order (served.py evaluates them): the value of
+    # its last plain assignment, then what `EntryClass += ...` / `.append` / `.extend` add
+    entry_refs: tuple[Ref, ...] = ()
 
     def classes_matching(self, pattern: re.Pattern[str] | None, subclasses: bool = False) -> list[ClassInfo]:
         """At least the classes whose text `pattern` finds (with `subclasses`, and those that
@@ -242,6 +248,16 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
         """The summariser and lines of the module's own parse: not made again per class."""
         self._summarizer, self._lines = summarizer, lines
 
+    def pending_text(self, name: str) -> tuple[int, str, str] | None:
+        """(first line, header, text) of a top-level class not parsed yet, for a reader that needs
+        only its bases and the names it binds (served.py `sketch`); None once it is parsed."""
+        if name not in self.pending or self.done.get(name) is not None or self._text is None:
+            return None
+        if self._lines is None:
+            self._lines = split_lines(self._text())
+        first, last = self.pending[name]
+        return first, _header(self._lines, first), "".join(self._lines[first - 1:last])
+
     # -- the mapping ---------------------------------------------------------
     def __getitem__(self, name: str) -> ClassInfo:
         found = self.get(name)
@@ -366,7 +382,8 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
             self._fail(f"cannot parse: {exc}")
             return
         whole = summarize(tree, text, self._mod.path)
-        for name in ("names", "functions", "entry_classes", "star_imports", "all_names", "late_members"):
+        for name in ("names", "functions", "entry_classes", "entry_refs", "star_imports", "all_names",
+                     "late_members"):
             setattr(self._mod, name, getattr(whole, name))
         self.done = dict(whole.classes)
 
@@ -447,8 +464,20 @@ class _Summarizer:
                 if isinstance(target, ast.Name):
                     for ref in self.refs(node.value, None):
                         self.bind(target.id, ref)
-                    if target.id == "EntryClass":
+                    if target.id == ENTRY:
                         self.mod.entry_classes = self.entry_names(node.value)
+                        self.mod.entry_refs = tuple(_entry_refs(node.value, node.lineno))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == ENTRY \
+                and isinstance(node.op, ast.Add):
+            self.mod.entry_refs += tuple(_entry_refs(node.value, node.lineno))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and dotted(node.value.func) in (
+                f"{ENTRY}.append", f"{ENTRY}.extend", f"{ENTRY}.insert") and node.value.args:
+            call = node.value
+            added = call.args[-1]
+            if call.func.attr == "extend":  # type: ignore[attr-defined]
+                self.mod.entry_refs += tuple(_entry_refs(added, node.lineno))
+            else:  # one class
+                self.mod.entry_refs += (Ref("seq", args=tuple(self.refs(added, None))),)
 
     @staticmethod
     def entry_names(value: ast.AST) -> tuple[str, ...]:
@@ -479,6 +508,10 @@ class _Summarizer:
                 fn = self.function(stmt, body)
                 info.methods[stmt.name] = fn
                 self.self_assigns(body, info)
+                if fn.returns and any(d.rsplit(".", 1)[-1] in ACCESSORS for d in fn.decorators):
+                    # `@property def language_model(self): return self._lm`: the instance's
+                    # `language_model` is what the getter returns, as if assigned
+                    info.self_assigns.setdefault(stmt.name, []).append(WrapperAssign(stmt.lineno, fn.returns))
                 if stmt.name == "__getattr__":
                     getattr_fn = stmt
             elif isinstance(stmt, ast.ClassDef):
@@ -512,6 +545,8 @@ class _Summarizer:
                 pairs = [pair for t in node.targets for pair in _targets(t, node.value)]
             elif isinstance(node, ast.AnnAssign):
                 pairs = [(node.target, node.value if node.value is not None else node.annotation)]
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                pairs = _set_by_call(node.value)
             else:
                 continue
             for target, value in pairs:
@@ -550,26 +585,20 @@ class _Summarizer:
             decorators=tuple(self.lines.segment(d) or "" for d in fn.decorator_list),
             return_annotation=self.lines.segment(fn.returns),
             is_async=isinstance(fn, ast.AsyncFunctionDef),
-            keeps_argument=self.keeps_argument(fn, body),
+            adds_members=self.adds_members(fn, body),
             super_calls=super_calls(fn.name, body.stmts, lambda: body.scope), abstract=only_raises_not_implemented(fn),
         )
 
-    def keeps_argument(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, body: _Body) -> bool:
-        """returns_argument_unchanged(fn), without walking every expression of the function
-        where the answer is plainly no (most methods; the walk was a fifth of summarising):
-        one of its own statements returns something else than its first parameter, or its
-        text has no `return` at all (a nested function's return is in that text too)."""
+    def adds_members(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, body: _Body) -> tuple[str, ...] | None:
+        """members_added_to_argument(fn), without walking every expression of the function
+        where the answer is plainly None (most methods; the walk was a fifth of summarising):
+        none of its own statements returns its first parameter, or one returns something else."""
         params = [*fn.args.posonlyargs, *fn.args.args]
-        if not params:
-            return False
-        first = params[0].arg
-        if any(isinstance(s, ast.Return) and not (isinstance(s.value, ast.Name) and s.value.id == first)
-               for s in body.stmts):
-            return False
-        text = self.lines.segment(fn)
-        if text is not None and "return" not in text:
-            return False
-        return returns_argument_unchanged(fn)
+        own = [s for s in body.stmts if isinstance(s, ast.Return)]
+        if not params or not own or not all(isinstance(s.value, ast.Name) and s.value.id == params[0].arg
+                                            for s in own):
+            return None
+        return members_added_to_argument(fn)
 
     def params(self, a: ast.arguments) -> tuple[Param, ...]:
         out: list[Param] = []
@@ -610,6 +639,53 @@ def free_names(node: ast.AST) -> set[str]:
             with contextlib.suppress(SyntaxError, ValueError, RecursionError):
                 names |= free_names(ast.parse(sub.value, mode="eval"))
     return names
+
+
+ENTRY = "EntryClass"  # the module attribute SGLang's model registry reads (models/registry.py)
+ACCESSORS = ("property", "cached_property")  # a getter whose result the attribute of its name is
+# calls that set an attribute of the object, as `self.<name> = value` does: torch's
+# `self.add_module(name, module)` / `register_module`, `setattr(self, name, value)`, and
+# `object.__setattr__(self, name, value)` / `nn.Module.__setattr__(...)` / `super().__setattr__(name, value)`
+SETTERS = ("add_module", "register_module", "setattr", "__setattr__")
+
+
+def _set_by_call(call: ast.Call) -> list[tuple]:
+    """(`self.<name>` as an Attribute node, value) for a call that sets an attribute of `self`
+    under a literal name; a name that is not a literal becomes `self.<?>` with the line, which
+    held classes report as undecidable."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if name not in SETTERS:
+        return []
+    args = list(call.args)
+    on_self = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+    on_super = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) \
+        and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
+    if name == "setattr" and isinstance(func, ast.Name) or name == "__setattr__" and not (on_self or on_super):
+        if not (args and isinstance(args[0], ast.Name) and args[0].id == "self"):
+            return []
+        args = args[1:]
+    elif not (on_self or on_super):
+        return []
+    if len(args) != 2:
+        return []
+    key, value = args
+    attr = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else \
+        dynamic_attr(name, call.lineno)
+    return [(ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=attr, ctx=ast.Store()), value)]
+
+
+def _entry_refs(value: ast.AST, line: int) -> list[Ref]:
+    """What an `EntryClass` value adds, for served.py: `[A, B]` and `[A] + OTHER` as their
+    parts; a tuple as an unknown, since the registry takes anything but a list for one class
+    (`entry.__name__`, which a tuple lacks: the registry's import fails); any other value (a
+    class, a name bound to a list, an import, a helper's call) as its Refs."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        return _entry_refs(value.left, line) + _entry_refs(value.right, line)
+    if isinstance(value, ast.Tuple):
+        return [Ref("unknown", f"line {line}: EntryClass is a tuple, which SGLang's registry takes for one "
+                               "class and fails on (a tuple has no __name__)")]
+    return expression_refs(value, None)
 
 
 def _targets(target: ast.AST, value: ast.AST | None) -> list[tuple]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .choices import held_classes
 from .refs import Ref
 from .resolve import ClassEntity, Resolver
+from .served import is_served
 from .summary import mentions
 
 
@@ -19,10 +20,11 @@ def wrapped_candidates(resolver: Resolver, wrapper: ClassEntity, attr: str) -> t
     return held_classes(resolver, wrapper, attr)
 
 
-def is_component(mod, info) -> bool:
+def is_component(resolver: Resolver, cls: ClassEntity) -> bool:
     """A class that another class of its module builds as a part (`self.thinker = W(...)`),
-    and that is not in EntryClass, is never the top-level model the engine calls."""
-    if info.name in mod.entry_classes:
+    and that the registry does not serve, is never the top-level model the engine calls."""
+    mod, info = resolver.module(cls.path), resolver.info(cls)
+    if mod is None or is_served(resolver, cls):
         return False
     made = Ref("call", args=(Ref("name", info.name),))
     return any(

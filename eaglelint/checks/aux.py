@@ -24,6 +24,7 @@ from ..analysis.owners import OwnerAnalysis
 from ..analysis.presence import forwards_some, has_member
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft
+from ..analysis.served import is_served
 from ..analysis.wrappers import is_component, wrapped_candidates
 from ..findings import Finding
 from .context import WRAPPERS, Context, wrappers
@@ -50,15 +51,14 @@ def check(context: Context, wrapper: ClassEntity) -> list[Finding]:
     """The aux-hidden-state path of a wrapper that a capture hook of the selected packs reaches."""
     resolver, attr, hooks = context.resolver, context.wrappers[wrapper], captures(context)
     checker = context.memo("aux", lambda: AuxChecker(resolver))
-    mod = resolver.module(wrapper.path)
     info = resolver.info(wrapper)
-    if forwards_some(resolver, wrapper, attr, list(hooks)) or is_component(mod, info) or is_draft(wrapper):
+    if forwards_some(resolver, wrapper, attr, list(hooks)) or is_component(resolver, wrapper) or is_draft(wrapper):
         return []  # the engine captures aux hidden states on the target only
     classes, _ = wrapped_candidates(resolver, wrapper, attr)
     return [Finding(os.path.abspath(wrapper.path), p.line, p.column, p.code, p.message,
                     class_name=info.name, wrapper_attribute=attr,
                     wrapped_class=classes[0].qualname if classes else None,
-                    entry_class=info.name in mod.entry_classes)
+                    entry_class=is_served(resolver, wrapper))
             for p in checker.problems(wrapper, attr, classes, has_member, hooks)]
 
 

@@ -29,6 +29,8 @@ class Context:
     interfaces: tuple[Interface, ...]
     wrappers: dict[ClassEntity, str]  # wrapper class -> the attribute that holds its model
     held_names: tuple[str, ...] = DEFAULT_WRAPPER_ATTRS  # attributes that make a wrapper by name
+    # every attribute some file of the tree assigns a language model (held.py HeldIndex), with held_names
+    held_attrs: frozenset[str] = frozenset(DEFAULT_WRAPPER_ATTRS)
     resolver: Resolver = field(init=False)
     memos: dict[str, Any] = field(init=False)
 

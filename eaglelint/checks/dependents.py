@@ -11,10 +11,14 @@ reaches a file only through an import that spells the file's module name, so the
 files that can reach a changed file are found from their import lines alone (a
 regular expression, no parsing): those whose imports name it, then those whose
 imports name one of those, and so on. Of these, only the ones holding the wrapper
-attribute are parsed and resolved. A wrapper depends on a changed file when
-resolving it (its bases, the class its attribute holds, that class's bases, and the
-modules the names pass through) reads that file; a recording view of the Project
+attribute are parsed and resolved.
+A wrapper depends on a changed file when resolving it (its bases, the class its
+attribute holds, that class's bases, and the modules the names pass through) reads
+that file; a recording view of the Project
 notes every module read, with a fresh Resolver per wrapper so that no memo hides one.
+A wrapper whose model SGLang's registry picks by the checkpoint's architecture (llava.py)
+may hold any registered text model: its verdict rests on none of them alone, so only its
+own classes' files count, or every change to the tree would recheck it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.discover import tree_files
+from ..analysis.exprs import REGISTRY_LOOKUP
 from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
@@ -160,6 +165,10 @@ def _reaching(changed: set[Path], raws: dict[Path, bytes]) -> set[Path]:
     return reached
 
 
+# `ModelRegistry.resolve_model_cls(arch)` with a name that is not a literal (exprs.py `_registry`)
+_CHOSEN_BY_CHECKPOINT = re.compile(REGISTRY_LOOKUP.encode() + rb"\(\s*(?![\"'\[(])")
+
+
 def _dependency(project: Project, wrapper: ClassEntity, attr: str, changed: set[Path]) -> str | None:
     recording = _Recording(project)
     resolver = Resolver(recording)  # type: ignore[arg-type]
@@ -167,6 +176,8 @@ def _dependency(project: Project, wrapper: ClassEntity, attr: str, changed: set[
     candidates, _ = wrapped_candidates(resolver, wrapper, attr)
     wrapped = {cand: resolver.mro(cand) for cand in candidates}
     hit = recording.read & changed
+    if _CHOSEN_BY_CHECKPOINT.search(project.raw(wrapper.path)):
+        hit &= {Path(c.path) for c in own}
     if not hit:
         return None
     why = []

@@ -25,19 +25,27 @@ import re
 from pathlib import Path
 
 from ..analysis.discover import tree_files
-from ..analysis.owners import HEAD, LOGITS, OwnerAnalysis
+from ..analysis.owners import OwnerAnalysis
+from ..analysis.prefilter import dynamic_attr
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft_name
+from ..analysis.served import EMBED_AND_HEAD, HEAD, LOGITS
 from ..analysis.sources import SourceError
 from ..analysis.summary import ClassInfo
 from ..analysis.wrappers import wrapped_candidates
 from .owner import ClassIndex
 
-EMBED_AND_HEAD = "get_embed_and_head"
 _HEADS = (HEAD.encode(), LOGITS.encode(), EMBED_AND_HEAD.encode())
-_ASSIGN = re.compile(rb"self\.(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*([\w.]+)\(")
+_ASSIGN = re.compile(rb"self\.(?P<attr>\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?P<callee>[\w.]+)\(")
+# `self.add_module("llm", Qwen2ForCausalLM(...))`, `setattr(self, name, LM(...))`: the name, or the
+# setter whose name argument is not a literal
+_SET_CALL = re.compile(rb"(?P<setter>add_module|register_module|setattr|__setattr__)[ \t]*\(\s*(?:self\s*,\s*)?"
+                       rb"(?:[\"'](?P<attr>\w+)[\"']|[\w.]+)\s*,\s*(?P<callee>[\w.]+)\(")
+# `@property` / `@cached_property` getters: the attribute of their name is what they return
+_GETTER = re.compile(rb"@(?:functools\.)?(?:property|cached_property)[ \t]*\n[ \t]*def[ \t]+(?P<attr>\w+)"
+                     rb"[ \t]*\([ \t]*self[ \t]*\)")
 _CALLEE = re.compile(rb"(\w+)[ \t]*\(")
 
 
@@ -68,11 +76,16 @@ class HeldIndex:
         counts: the engine asks nothing else of a draft."""
         out: dict[str, None] = {}
         built: dict[bytes, set[bytes]] = {}
-        for m in _ASSIGN.finditer(raw):
-            attr, callee = m.groups()
-            name = callee.rsplit(b".", 1)[-1]
-            if callee.startswith(b"self."):
-                if name not in built:
+        setters = _SET_CALL.finditer(raw) if b"setattr" in raw or b"_module(" in raw else ()
+        getters = _GETTER.finditer(raw) if b"property" in raw else ()
+        for m in (*_ASSIGN.finditer(raw), *setters, *getters):
+            attr, callee = m["attr"], m.groupdict().get("callee")
+            if attr is None:  # a name set at run time: held under a name only its line can give
+                attr = dynamic_attr(m["setter"].decode(), raw.count(b"\n", 0, m.start()) + 1).encode()
+            name = callee.rsplit(b".", 1)[-1] if callee else attr  # a getter: what its body calls
+            if callee is None or callee.startswith(b"self.") \
+                    or name not in self.any_provider and b"def " + name + b"(" in raw:
+                if name not in built:  # a builder method, or a factory function of this file
                     built[name] = self._built(raw, name)
                 held = built[name]
             else:
@@ -90,15 +103,20 @@ class HeldIndex:
                 out[attr.decode()] = None
         return tuple(out)
 
-    def _built(self, raw: bytes, method: bytes) -> set[bytes]:
-        """The provider classes that the file's methods named `method` call."""
+    def _built(self, raw: bytes, method: bytes, depth: int = 0) -> set[bytes]:
+        """The provider classes that the file's functions or methods named `method` call,
+        directly or through a factory function of the file they call (two levels)."""
         needle = b"def " + method + b"("
         out: set[bytes] = set()
         at = raw.find(needle)
         while at >= 0:
-            end = min((e for e in (raw.find(b"\n    def ", at + 1), raw.find(b"\nclass ", at + 1)) if e >= 0),
-                      default=len(raw))
-            out.update(n for n in _CALLEE.findall(raw, at + len(needle), end) if n in self.any_provider)
+            end = min((e for e in (raw.find(b"\n    def ", at + 1), raw.find(b"\nclass ", at + 1),
+                                   raw.find(b"\ndef ", at + 1)) if e >= 0), default=len(raw))
+            for name in set(_CALLEE.findall(raw, at + len(needle), end)):
+                if name in self.any_provider:
+                    out.add(name)
+                elif depth < 2 and name != method and b"\ndef " + name + b"(" in raw:
+                    out |= self._built(raw, name, depth + 1)
             at = raw.find(needle, at + 1)
         return out
 

@@ -18,9 +18,11 @@ from typing import Any
 from ..analysis.capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
 from ..analysis.capture_chain import FLAG as CAPTURE_FLAG
 from ..analysis.owners import OwnerAnalysis
-from ..analysis.presence import presence
+from ..analysis.prefilter import is_dynamic_attr
+from ..analysis.presence import late_member, presence
 from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
 from ..analysis.roles import is_draft
+from ..analysis.served import is_served, provides
 from ..analysis.summary import free_names_of_text, mentions
 from ..analysis.wrappers import is_component, wrapped_candidates
 from ..findings import Finding
@@ -28,6 +30,7 @@ from ..fix.delegation import refusal
 from ..fix.members import plan_delegation_file
 from ..packs import InterfaceMethod, load_interfaces
 from .context import WRAPPERS, Context, wrappers
+from .held import holds_language_model
 
 SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
 OPTIONAL_CODE = "EGL003"  # a target member the engine tests for (hasattr/getattr) and copes without
@@ -53,7 +56,7 @@ def check(context: Context, cls: ClassEntity) -> list[Finding]:
 def check_wrapper(run: Context, wrapper: ClassEntity, attr: str, methods: list[InterfaceMethod]) -> list[Finding]:
     """The wrapper's findings, and those of scanned subclasses that pick another held class."""
     resolver = run.resolver
-    if is_component(resolver.module(wrapper.path), resolver.info(wrapper)):
+    if is_component(resolver, wrapper):
         return []
     if is_draft(wrapper):  # loaded only as a draft: target-side members are never called on it
         methods = [m for m in methods if m.called_on == "draft"]
@@ -71,7 +74,7 @@ def check_wrapper(run: Context, wrapper: ClassEntity, attr: str, methods: list[I
 def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMethod],
            subs: list[tuple[ClassEntity, bool]]) -> list[Finding]:
     resolver = run.resolver
-    info, mod = resolver.info(cls), resolver.module(cls.path)
+    info = resolver.info(cls)
     path = os.path.abspath(cls.path)
     classes, reasons = wrapped_candidates(resolver, cls, attr)
     common: dict[str, Any] = dict(class_name=info.name, wrapper_attribute=attr)
@@ -86,32 +89,47 @@ def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMet
         return [Finding(path, info.line, info.column, UNRESOLVED,
                         f"{info.name} holds self.{attr}, but its class cannot be resolved: "
                         f"{'; '.join(reasons[:3])}{also}", **common,
-                        entry_class=info.name in mod.entry_classes or any(e for _, e in subs),
+                        entry_class=is_served(resolver, cls) or any(e for _, e in subs),
                         subclasses=tuple(labels))]
+    if is_dynamic_attr(attr):  # `setattr(self, name, LM(...))`: no attribute a delegation could name
+        missing = [m.name for m in methods if presence(resolver, cls, m.name, attr) is not True
+                   and _provider(resolver, classes, m.name)]
+        return [Finding(path, info.line, info.column, UNRESOLVED,
+                        f"{info.name} holds a language model ({classes[0].qualname}) under a name set at run "
+                        f"time ({attr.strip('<>')}): cannot tell which attribute holds it, nor whether "
+                        f"{', '.join(missing)} reach it", **common, wrapped_class=classes[0].qualname,
+                        entry_class=is_served(resolver, cls))] if missing else []
     out = []
     for method in methods:
         has = presence(resolver, cls, method.name, attr)
         if has is True:
             continue
         provider = _provider(resolver, classes, method.name)
-        if provider is None:
-            continue
+        held_by, candidates = attr, classes
+        if provider is None:  # the held model may hold it in turn (a thinker holding the language model)
+            deeper = _held_provider(run, classes, method.name)
+            if deeper is None:
+                continue
+            inner_attr, candidates, provider = deeper
+            held_by = f"{attr}.{inner_attr}"
         wrapped, member = provider
         if isinstance(has, Unknown):
             out.append(Finding(path, info.line, info.column, UNRESOLVED,
                                f"{info.name}: cannot tell whether it has {method.name}, which its {attr} "
                                f"({wrapped.qualname}) provides: {has.reason}", **common, method=method.name,
-                               wrapped_class=wrapped.qualname, entry_class=info.name in mod.entry_classes))
+                               wrapped_class=wrapped.qualname, entry_class=is_served(resolver, cls)))
             continue
         inheriting = [(s, e) for s, e in subs if presence(resolver, s, method.name, attr) is not True]
-        entry = info.name in mod.entry_classes or any(e for _, e in inheriting)
-        every = not reasons and all(_provider(resolver, [c], method.name) for c in classes)
-        finding = _finding(path, info, attr, method, wrapped, member, _labels(cls, inheriting), entry)
+        entry = is_served(resolver, cls) or any(e for _, e in inheriting)
+        providing = sum(1 for c in candidates if provides(resolver, c, method.name))
+        every = not reasons and providing == len(candidates)
+        finding = _finding(path, info, held_by, method, wrapped, member, _labels(cls, inheriting), entry,
+                           (providing, len(candidates)))
         refused = _fix_refusal(resolver, cls, method, member)
-        if method.name == CAPTURE_HOOK and refused is None:
+        if method.name == CAPTURE_HOOK and refused is None and held_by == attr:
             chains = run.memo("chain.analysis", lambda: CaptureChainAnalysis(
                 resolver, run.memo("owner.analysis", lambda: OwnerAnalysis(resolver))))
-            plans = {chains.capture_member_plan(cls, c) for c in classes}
+            plans = {chains.capture_member_plan(cls, c) for c in candidates}
             how, why = sorted(plans)[-1] if len(plans) == 1 else ("refuse", f"self.{attr} may hold a decoder body "
                                                                   "or a whole model; write the member by hand")
             if how == "owner":
@@ -159,7 +177,8 @@ def _fix_refusal(resolver: Resolver, wrapper: ClassEntity, method: InterfaceMeth
 
 def _provider(resolver: Resolver, classes: list[ClassEntity], name: str) -> tuple[ClassEntity, Member] | None:
     """The first candidate that has `name`; a member bound per instance in a method
-    (`self.capture_aux_hidden_states = False`, `self.get_embed_and_head = ...`) counts too."""
+    (`self.capture_aux_hidden_states = False`, `self.get_embed_and_head = ...`) or added
+    after the class body (presence.py `late_member`) counts too."""
     for cls in classes:
         member = resolver.find_member(cls, name)
         if member is not None:
@@ -169,19 +188,49 @@ def _provider(resolver: Resolver, classes: list[ClassEntity], name: str) -> tupl
             assigns = resolver.info(owner).self_assigns.get(name)
             if assigns:
                 return cls, Member(owner, assigns[0].line, None)
+    for cls in classes:  # added after the body (a class decorator, `Cls.member = f`)
+        late = late_member(resolver, cls, name)
+        if late is not None:
+            return cls, late
+    return None
+
+
+def _held_provider(run: Context, classes: list[ClassEntity], name: str,
+                   ) -> tuple[str, list[ClassEntity], tuple[ClassEntity, Member]] | None:
+    """Where the held classes lack `name` but hold, as `self.<inner>`, a language model that has
+    it (a thinker holding the language model, delegating only some members): the inner
+    attribute, the classes it may hold, and the provider. The engine calls the member on the
+    outermost object, so the path from it decides. Only attributes that discovery found
+    holding a language model somewhere in the tree are followed (Context.held_attrs)."""
+    resolver, names = run.resolver, tuple(m.name for m in run.methods)
+    for held in classes:
+        for owner in resolver.mro(held):
+            for inner in resolver.info(owner).self_assigns:
+                if inner not in run.held_attrs or is_dynamic_attr(inner) \
+                        or not holds_language_model(resolver, held, inner, names):
+                    continue
+                found, _ = wrapped_candidates(resolver, held, inner)
+                provider = _provider(resolver, found, name)
+                if provider is not None:
+                    return inner, found, provider
     return None
 
 
 def _finding(path, info, attr, method: InterfaceMethod, wrapped: ClassEntity, member: Member,
-             subclasses: list[str], entry: bool) -> Finding:
+             subclasses: list[str], entry: bool, providing: tuple[int, int] = (1, 1)) -> Finding:
+    """`providing`: how many of the classes the attribute may hold provide the member, of how many."""
     where = f"{Path(member.owner.path).name}:{member.line}"
     via = "" if member.owner == wrapped else f" via {member.owner.qualname}"
+    some, candidates = providing
+    several = some < candidates  # some of the classes it may hold lack it: say how many have it
+    held = f"{some} of the {candidates} classes its {attr} may hold ({wrapped.qualname}{via}, {where}, ...)" \
+        if several else f"its {attr} ({wrapped.qualname}{via}, {where})"
     draft = " (the engine calls it only on draft models today)" if method.called_on == "draft" else \
         " (the engine tests for it and falls back without it)" if not method.required else ""
     also = f"; inherited by {', '.join(subclasses)}" if subclasses else ""
     message = (
-        f"{info.name} lacks {method.name}, which its {attr} ({wrapped.qualname}{via}, {where}) "
-        f"provides{draft}{also}; add a delegation (eaglelint fix)"
+        f"{info.name} lacks {method.name}, which {held} "
+        f"provide{'' if several else 's'}{draft}{also}; add a delegation (eaglelint fix)"
     )
     return Finding(
         path, info.line, info.column, code_for(method), message,
@@ -207,7 +256,7 @@ def _subclasses(run: Context, wrapper: ClassEntity, attr: str) -> list[tuple[Cla
         for cls in mod.classes_matching(mentions(mod, needle.decode()), subclasses=True) if mod else ():
             sub = ClassEntity(mod.path, cls.name)
             if sub != wrapper and attr not in cls.self_assigns and wrapper in run.resolver.mro(sub):
-                out.append((sub, cls.name in mod.entry_classes))
+                out.append((sub, is_served(run.resolver, sub)))
     memo[(wrapper, attr)] = out
     return out
 

@@ -28,6 +28,7 @@ from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft, is_draft_name
+from ..analysis.served import served
 from ..findings import Finding
 from ..fix.owner import NotFixable, plan_class, plan_owner_file
 from ..packs import InterfaceMethod
@@ -242,9 +243,8 @@ class Registry:
         return out
 
     def entries_of(self, cls: ClassEntity) -> list[ClassEntity]:
-        """cls itself if registered, and every scanned EntryClass entry that subclasses it.
-        Only files that define a class naming cls (or such a subclass) among its bases
-        are parsed for this."""
+        """cls itself if registered, and every registered class (served.py) that subclasses it,
+        among the files that define a class naming cls (or such a subclass) among its bases."""
         names, todo, files = set(), [cls.qualname.rsplit(".", 1)[-1].encode()], set()
         while todo:
             name = todo.pop()
@@ -255,15 +255,10 @@ class Registry:
                     if sub not in names:
                         todo.append(sub)
         files.add(Path(cls.path))
-        out = []
-        for path in sorted(files):
-            raw = self.index.raws.get(path)
-            mod = self.project.summary(path, raw) if raw is None or b"EntryClass" in raw else None
-            for name in mod.entry_classes if mod else ():
-                entry = ClassEntity(mod.path, name)
-                if name in mod.classes and cls in self.resolver.mro(entry):
-                    out.append(entry)
-        return out
+        paths = {str(p) for p in files}
+        registered = sorted((e for e in served(self.resolver, cls.path).classes if e.path in paths),
+                            key=lambda e: (e.path, self.resolver.info(e).line))
+        return [e for e in registered if cls in self.resolver.mro(e)]
 
 
 def chooses_decoder(resolver: Resolver, sub: ClassEntity, owner: ClassEntity, parameter: str | None) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
+from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, SETTER_CALL, WrapperAssignTest, is_dynamic_attr
 from ..analysis.project import Project
 from ..analysis.sources import SourceError
 from ..findings import INTERNAL_ERROR, CheckResult, Finding, file_error
@@ -82,7 +82,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
         """Wrapper discovery, then every rule family: run again from the start, with a fresh
         resolver, when a file read lazily turns out not to parse (Project.retrying)."""
         wrappers: dict[ClassEntity, str] = {}
-        context = Context(project, raws, methods, options.interfaces, wrappers, by_name)
+        context = Context(project, raws, methods, options.interfaces, wrappers, by_name, frozenset(held_attrs))
         resolver = context.resolver  # one resolver: what discovery resolved, the checks find resolved
         if jobs > 1:  # the classes discovery and the families will read first, parsed in parallel
             wanted: dict[Path, tuple[re.Pattern[str] | None, bool]] = {
@@ -132,7 +132,12 @@ def may_hold(attrs: tuple[str, ...], builders: set[str]) -> re.Pattern[str]:
     chooses by overriding `init_llm`, or a class attribute `llm_cls`). A class without it,
     and without such a base in its file, is no wrapper: a lazily parsed module leaves it
     unparsed (checks/held.py `held_wrapper` decides the others)."""
-    pattern = r"self\s*\.\s*(?:" + "|".join(map(re.escape, attrs)) + r")\b"
+    names = "|".join(map(re.escape, (a for a in attrs if not is_dynamic_attr(a))))
+    # also set by a call or given by a getter (prefilter.py WrapperAssignTest); a setter call
+    # whose name is not a literal, where one holds a language model
+    pattern = rf"self\s*\.\s*(?:{names})\b|[\"'](?:{names})[\"']|def\s+(?:{names})\b"
+    if any(is_dynamic_attr(a) for a in attrs):
+        pattern += "|" + SETTER_CALL.decode()
     if builders:
         pattern += r"|\b(?:" + "|".join(map(re.escape, sorted(builders))) + r")\b"
     return re.compile(pattern)

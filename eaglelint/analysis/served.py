@@ -1,0 +1,268 @@
+"""Which classes SGLang serves: its model registry's set, found as the registry finds it.
+
+Why follow the registry and not a spelling: `models/registry.py` `import_model_classes`
+(0.5.9 and 0.5.23 alike) imports every module that `pkgutil.iter_modules` lists in the
+models package, skipping subpackages (`if not ispkg`), and reads each module's
+`EntryClass` attribute as it is once the module has run: a list is iterated, anything
+else is taken for one class, and each class is keyed by its own `__name__`. So an
+`EntryClass` built with `+=` or by a helper, a class imported from a subpackage, or an
+`EntryClass` imported from another module, are served as surely as a literal list;
+an `EntryClass` inside a subpackage is not (the registry never imports it there).
+Here the same walk is made over the summaries, nothing imported: the top-level
+modules of the folder that holds `registry.py`, each `EntryClass` evaluated with the
+resolver (analysis/resolve.py).
+
+`resolve_model_cls(name)` returns the registered class of that `__name__`; where the
+name comes from a checkpoint's config, every registered text model can be the answer
+(`text_models`: served, loaded as a target, with a head of its own, holding no other
+language model).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
+from .exprs import expression_refs
+from .prefilter import DEFAULT_HELD_ATTR
+from .roles import is_draft
+from .sources import SourceError
+from .summary import ENTRY, LazyClasses
+
+if TYPE_CHECKING:
+    from .resolve import Resolver
+
+REGISTRY_FILE = "registry.py"
+ENTRY_BYTES = ENTRY.encode()
+# what a language model has and a bare decoder has not: its head, the logits computed from it,
+# and the embedding and head it gives out (owners.py and checks/held.py ask the same)
+HEAD = "lm_head"
+LOGITS = "logits_processor"
+EMBED_AND_HEAD = "get_embed_and_head"
+
+
+@dataclass
+class Served:
+    """The registry of one models folder: its classes by `__name__` (the first module, in
+    the registry's order, that lists a name wins here; the registry would stop on the
+    duplicate), and why some `EntryClass` values could not be read."""
+
+    root: Path
+    by_name: dict[str, ClassEntity] = field(default_factory=dict)
+    unread: list[str] = field(default_factory=list)
+    classes: frozenset[ClassEntity] = frozenset()
+
+
+_roots: dict[Path, Path] = {}
+
+
+def registry_root(path: str) -> Path:
+    """The models folder whose registry would import the module of `path`: the nearest folder
+    at or above the file's (three levels at most: a model's subpackage) that holds
+    `registry.py`; else the file's own folder, read the same way."""
+    folder = Path(os.path.abspath(path)).parent
+    if folder not in _roots:
+        _roots[folder] = next((c for c in (folder, *list(folder.parents)[:3]) if (c / REGISTRY_FILE).is_file()),
+                              folder)
+    return _roots[folder]
+
+
+def served(resolver: Resolver, path: str) -> Served:
+    """The registry's classes for the models folder of `path` (memoised per resolver)."""
+    root = registry_root(path)
+    memo: dict[Path, Served] = resolver.memos.setdefault("served", {})
+    if root not in memo:
+        memo[root] = read_registry(resolver, root)
+    return memo[root]
+
+
+def is_served(resolver: Resolver, cls: ClassEntity) -> bool:
+    """The engine can load cls as the model it serves: some registered module lists it."""
+    return cls in served(resolver, cls.path).classes
+
+
+# `EntryClass = [A, B]` or `EntryClass = A` at column 0, names only: the common spelling
+_LITERAL = re.compile(rb"^" + ENTRY_BYTES + rb"[ \t]*=[ \t]*(?:\[([\w\s,]*)\]|(\w+)[ \t]*(?:#[^\n]*)?$)", re.MULTILINE)
+
+
+def read_registry(resolver: Resolver, root: Path, from_bytes: bool = True) -> Served:
+    """The registered classes of the models folder `root`. `from_bytes`: a module whose
+    registrations its bytes settle (`_listed_here`) is not parsed for them."""
+    out = Served(root)
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return out
+    for name in names:  # pkgutil.iter_modules: the folder's modules; a package is skipped
+        stem = name[:-3]
+        if not name.endswith(".py") or not stem.isidentifier() or stem == "__init__":
+            continue
+        path = root / name
+        try:
+            raw = resolver.project.raw(path)
+        except SourceError:
+            continue
+        if ENTRY_BYTES not in raw and b"import *" not in raw:
+            continue  # no EntryClass: nothing registered (and nothing to parse)
+        listed = _listed_here(raw) if from_bytes else None
+        if listed is not None:
+            for listed_name in listed:
+                out.by_name.setdefault(listed_name, ClassEntity(str(path), listed_name))
+            continue
+        mod = resolver.module(str(path))
+        if mod is None:
+            continue  # the registry logs the import error and goes on
+        if mod.entry_refs:
+            found = [e for r in mod.entry_refs for e in resolver.evaluate(r, mod.path)]
+        else:  # bound by an import (`from .x import EntryClass`, a star import), if at all
+            found = [e for e in resolver.lookup(mod.path, ENTRY)
+                     if not (isinstance(e, Unknown) and ENTRY_BYTES not in raw)]
+        for cls in _classes(resolver, found, out.unread, name):
+            out.by_name.setdefault(cls.qualname.rsplit(".", 1)[-1], cls)
+    out.classes = frozenset(out.by_name.values())
+    return out
+
+
+_CLASS_AT_0 = re.compile(rb"^class[ \t]+(\w+)", re.MULTILINE)
+# a name bound at column 0 otherwise: `Name = ...` / `Name: T = ...`, an import line, a def
+_BOUND_AT_0 = re.compile(rb"^(?:(\w+)\b[^\n=]*=(?!=)|(?:async[ \t]+)?def[ \t]+(\w+)|((?:from|import)\b[^\n]*))",
+                         re.MULTILINE)
+_WORD = re.compile(rb"\w+")
+
+
+def _listed_here(raw: bytes) -> list[str] | None:
+    """The classes a module registers, read from its bytes where that is certain: `EntryClass`
+    appears once, as a literal list of names (or one name) at column 0, and each name is a
+    class that the module defines at column 0 and binds nowhere else at column 0. Else
+    None: the summary decides."""
+    if raw.count(ENTRY_BYTES) != 1:
+        return None
+    found = _LITERAL.search(raw)
+    if found is None:
+        return None
+    listed = [n.strip() for n in (found[1] if found[1] is not None else found[2]).split(b",") if n.strip()]
+    defined: dict[bytes, int] = {}
+    for name in _CLASS_AT_0.findall(raw):
+        defined[name] = defined.get(name, 0) + 1
+    bound: set[bytes] = set()
+    for assigned, function, imports in _BOUND_AT_0.findall(raw):
+        bound |= {assigned, function} | set(_WORD.findall(imports))
+    if any(defined.get(name) != 1 or name in bound or not name.decode().isidentifier() for name in listed):
+        return None
+    return [n.decode() for n in listed]
+
+
+def _classes(resolver: Resolver, found: list, unread: list[str], where: str) -> list[ClassEntity]:
+    """The classes an `EntryClass` value holds: a class, or the items of a list."""
+    out: list[ClassEntity] = []
+    for ent in found:
+        if isinstance(ent, ClassEntity):
+            out.append(ent)
+        elif isinstance(ent, SeqEntity):
+            for item in ent.items:
+                out += [e for e in resolver.evaluate(item, ent.path, ent.owner) if isinstance(e, ClassEntity)]
+                unread += [f"{where}: {e.reason}" for e in resolver.evaluate(item, ent.path, ent.owner)
+                           if isinstance(e, Unknown)]
+        elif isinstance(ent, Unknown):
+            unread.append(f"{where}: {ent.reason}")
+    return out
+
+
+def text_models(resolver: Resolver, path: str) -> list[ClassEntity]:
+    """The registered classes `resolve_model_cls` may return for a language model's
+    architecture named only by a checkpoint: served, not a draft, with a head of its own
+    (`lm_head` or `logits_processor` assigned along its bases, or a `get_embed_and_head`), and
+    holding no language model itself (a multimodal wrapper is not a text model). In file
+    order, then by line. Read from sketches: a class not parsed yet stays unparsed."""
+    memo: dict[Path, list[ClassEntity]] = resolver.memos.setdefault("served.text", {})
+    registry = served(resolver, path)
+    if registry.root not in memo:
+        out = []
+        for cls in registry.classes:
+            if is_draft(cls):
+                continue
+            sketches = [sketch(resolver, c) for c in ancestors(resolver, cls)]
+            headed = any(HEAD in s.assigned or LOGITS in s.assigned or EMBED_AND_HEAD in s.members for s in sketches)
+            if headed and not any(DEFAULT_HELD_ATTR in s.assigned for s in sketches):
+                out.append(cls)
+        memo[registry.root] = sorted(out, key=lambda c: (Path(c.path).name, sketch(resolver, c).line))
+    return memo[registry.root]
+
+
+@dataclass(frozen=True)
+class Sketch:
+    """What the candidates' tests need of a class: its line, its resolved bases, the names its
+    body binds (methods, class attributes, and members added after it) and those its methods
+    assign on `self`."""
+
+    line: int
+    bases: tuple[ClassEntity, ...]
+    members: frozenset[str]
+    assigned: frozenset[str]
+
+
+_DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+_CLASS_ATTR = re.compile(r"^(?: {4}|\t)(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
+_SELF_SET = re.compile(r"self[ \t]*\.[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
+
+
+def sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
+    """A class's Sketch: from its summary once parsed, else from its text (the header parsed
+    for the bases, the body read for the names), which counting hundreds of registered
+    candidates needs without parsing each (summary.py LazyClasses `pending_text`)."""
+    memo: dict[ClassEntity, Sketch] = resolver.memos.setdefault("served.sketch", {})
+    if cls not in memo:
+        memo[cls] = _sketch(resolver, cls)
+    return memo[cls]
+
+
+def _sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
+    mod = resolver.module(cls.path)
+    assert mod is not None
+    late = frozenset(member for _, _, member in mod.late_members.get(cls.qualname, []) if member)
+    pending = mod.classes.pending_text(cls.qualname) if isinstance(mod.classes, LazyClasses) else None
+    node = None
+    if pending is not None:
+        try:
+            node = ast.parse(pending[1].strip() + "\n    pass\n").body[0]
+        except (SyntaxError, ValueError, RecursionError, IndexError):
+            node = None
+    if pending is not None and isinstance(node, ast.ClassDef) and node.name == cls.qualname:
+        refs = [r for b in node.bases for r in expression_refs(b.value if isinstance(b, ast.Subscript) else b, None)]
+        bases = tuple(dict.fromkeys(e for r in refs for e in resolver.evaluate(r, cls.path)
+                                    if isinstance(e, ClassEntity) and e != cls))
+        text = pending[2]
+        return Sketch(pending[0], bases, frozenset(_DEF.findall(text)) | frozenset(_CLASS_ATTR.findall(text)) | late,
+                      frozenset(_SELF_SET.findall(text)))
+    info = resolver.info(cls)
+    added = set(late)
+    for decorator in info.decorators:
+        found = resolver.lookup(cls.path, decorator) if decorator.isidentifier() else []
+        for fn in (resolver.function(f) for f in found if isinstance(f, FunctionEntity)):
+            added |= set(fn.adds_members or ()) if fn is not None else set()
+    resolved, _ = resolver.bases(cls)
+    return Sketch(info.line, tuple(resolved), frozenset(info.methods) | frozenset(info.attrs) | frozenset(added),
+                  frozenset(info.self_assigns))
+
+
+def ancestors(resolver: Resolver, cls: ClassEntity) -> list[ClassEntity]:
+    """cls and every class its sketches' bases reach (a set, not an MRO: membership is all the
+    tests ask)."""
+    out, todo = [cls], [cls]
+    while todo:
+        for base in sketch(resolver, todo.pop()).bases:
+            if base not in out:
+                out.append(base)
+                todo.append(base)
+    return out
+
+
+def provides(resolver: Resolver, cls: ClassEntity, name: str) -> bool:
+    """cls or a base defines, binds, assigns per instance or is given `name` after its body."""
+    return any(name in s.members or name in s.assigned for s in map(lambda c: sketch(resolver, c),
+                                                                     ancestors(resolver, cls)))

@@ -36,10 +36,9 @@ from typing import Protocol
 from .choices import held_classes
 from .refs import Ref
 from .resolve import ClassEntity, Resolver
+from .served import HEAD, LOGITS
 
 CAPTURE_HOOK = "set_eagle3_layers_to_capture"
-HEAD = "lm_head"
-LOGITS = "logits_processor"
 FLAG = "capture_aux_hidden_states"
 LAYER_CONTAINER = "layers"
 OUTSIDE = "outside the scanned tree"  # the resolver's reason for a class of another package

@@ -20,7 +20,7 @@ import re
 import textwrap
 from dataclasses import dataclass, replace
 
-from .capture_chain import CAPTURE_HOOK, HEAD, LOGITS, CaptureChainAnalysis
+from .capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
 from .class_body import class_node
 from .exprs import expression_refs
 from .refs import Ref

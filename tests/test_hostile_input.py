@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from eaglelint import cli, lint
+from eaglelint import cli
 from eaglelint.analysis import summary
 from eaglelint.analysis.exprs import _Refs
 from eaglelint.analysis.project import Project
@@ -28,6 +28,7 @@ from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix import plan as fixmod
 from eaglelint.fix.delegation import DEFAULT_STYLE
 from eaglelint.packs import select_interfaces
+from eaglelint.pipeline import lint
 
 LM = b'''class TextModelForCausalLM:
     def set_eagle3_layers_to_capture(self, layer_ids=None):

@@ -475,6 +475,8 @@ class CaptureChainAnalysis:
                 continue
             seen.add(cls)
             for attr in self._held_attrs(cls):
+                if self._alias_of(cls, attr) is not None:
+                    continue  # `@property def model(self): return self.language_model`: judged once, as that
                 classes, _ = held_classes(self.resolver, cls, attr)
                 for held in classes:
                     where = path + (attr,)
@@ -483,6 +485,22 @@ class CaptureChainAnalysis:
                     elif self.generates(held):
                         todo.append((where, held, {**bound, where: held}))
         return out
+
+    def _alias_of(self, cls: ClassEntity, attr: str) -> str | None:
+        """The other attribute of self that `attr` only ever names (a property or an assignment
+        whose every value is `self.<other>`), so both reach the same object; None otherwise."""
+        values = [v for c in self.resolver.mro(cls) for a in self.resolver.info(c).self_assigns.get(attr, ())
+                  for v in a.values]
+        others = {v.name for v in values if v.kind == "self"}
+        if values and len(others) == 1 and all(v.kind == "self" for v in values) and attr not in others:
+            return next(iter(others))
+        return None
+
+    def canonical(self, served: ClassEntity, path: Path_) -> Path_:
+        """path with its first attribute replaced by the one it aliases on the served object."""
+        if path and (other := self._alias_of(served, path[0])) is not None:
+            return (other, *path[1:])
+        return path
 
     def _held_attrs(self, cls: ClassEntity) -> list[str]:
         """Attributes assigned in cls's MRO whose value is a model class (not a layer, head or buffer)."""
@@ -495,7 +513,7 @@ class CaptureChainAnalysis:
 
     def _links_cde(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, effect: SetterEffect,
                    where: Place) -> list[Broken]:
-        writes = [w for w in effect.writes if w.path == dpath and w.name != FLAG]
+        writes = [w for w in effect.writes if self.canonical(served, w.path) == dpath and w.name != FLAG]
         capture = self.decoder(dcls)
         reader = capture.place
         if capture.returns_aux is None:

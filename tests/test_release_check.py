@@ -72,7 +72,7 @@ def test_0_5_23_component_thinker_and_registry_wrapper_subclass():
     assert any(s.startswith("Mistral3ForConditionalGeneration") for s in llava[0].subclasses)
 
 
-# Wrappers found by what they hold (issue 11, point 1), read by hand in 0.5.23: the held
+# Wrappers found by what they hold, read by hand in 0.5.23: the held
 # class and where its members are defined. Each wrapper defines none of them itself
 # (grep "def get_embed_and_head|def set_eagle3|def set_embed_and_head" in its file),
 # except dots_ocr.py, which defines get_embed_and_head (line 167); none has __getattr__.

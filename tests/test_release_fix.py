@@ -188,7 +188,7 @@ def test_0_5_9_one_fix_run_leaves_nothing_fixable(tmp_path, command):
 
 
 # wrappers that hold their language model under another attribute than language_model
-# (issue 11 point 1; read by hand in 0.5.23, see test_release_check.HELD_0_5_23)
+# (read by hand in 0.5.23, see test_release_check.HELD_0_5_23)
 HELD = {"minicpmo.py": ("MiniCPMO", "llm"), "nvila.py": ("NVILAForConditionalGeneration", "llm"),
         "nvila_lite.py": ("NVILALiteForConditionalGeneration", "llm"),
         "points_v15_chat.py": ("POINTSV15ChatModel", "llm"),

@@ -116,7 +116,7 @@ def test_bad_pack_is_a_usage_error():
     assert result.returncode == 2 and "Traceback" not in result.stderr
 
 
-# Rows read by hand in SGLang's source (see the note of issue 11 for the twenty of each release).
+# Rows read by hand in SGLang's source, twenty of each release.
 HAND_CHECKED = {
     "0.5.9": {
         "KimiK25ForConditionalGeneration": FIXABLE,  # holds DeepseekV3ForCausalLM, no members (0.5.10 added them)

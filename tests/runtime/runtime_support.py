@@ -44,7 +44,7 @@ def venv_python(version: str) -> Path:
 
 
 def write_checkpoints(out: Path, layers: int = 3) -> tuple[Path, Path]:
-    """The tiny Kimi-K2.5 (3 layers, as the issue asks for the CPU build) and the EAGLE-3 draft the GPU script uses."""
+    """The tiny Kimi-K2.5 (3 layers, the CPU build) and the EAGLE-3 draft the GPU script uses."""
     done = subprocess.run([str(venv_python("0.5.9")), str(RUNTIME_SCRIPTS / "tiny_checkpoints.py"), str(out),
                            "--layers", str(layers)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -36,7 +36,7 @@ from typing import Protocol
 from .choices import held_classes
 from .refs import Ref
 from .resolve import ClassEntity, Resolver
-from .served import HEAD, LOGITS
+from .served import HEAD, LOGITS, text_models
 
 CAPTURE_HOOK = "set_eagle3_layers_to_capture"
 FLAG = "capture_aux_hidden_states"
@@ -478,6 +478,8 @@ class CaptureChainAnalysis:
                 if self._alias_of(cls, attr) is not None:
                     continue  # `@property def model(self): return self.language_model`: judged once, as that
                 classes, _ = held_classes(self.resolver, cls, attr)
+                if self.checkpoint_chosen(cls, classes):
+                    continue  # each registered model's own chain is judged where it is served
                 for held in classes:
                     where = path + (attr,)
                     if self.is_decoder(held):
@@ -485,6 +487,11 @@ class CaptureChainAnalysis:
                     elif self.generates(held):
                         todo.append((where, held, {**bound, where: held}))
         return out
+
+    def checkpoint_chosen(self, cls: ClassEntity, classes: list[ClassEntity]) -> bool:
+        """classes are every registered text model: the registry picks one by the name the
+        checkpoint's config gives (Llava's `ModelRegistry.resolve_model_cls(arch)`)."""
+        return len(classes) > 1 and set(classes) == set(text_models(self.resolver, cls.path))
 
     def _alias_of(self, cls: ClassEntity, attr: str) -> str | None:
         """The other attribute of self that `attr` only ever names (a property or an assignment

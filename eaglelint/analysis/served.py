@@ -86,8 +86,10 @@ def is_served(resolver: Resolver, cls: ClassEntity) -> bool:
     return cls in served(resolver, cls.path).classes
 
 
-# `EntryClass = [A, B]` or `EntryClass = A` at column 0, names only: the common spelling
-_LITERAL = re.compile(rb"^" + ENTRY_BYTES + rb"[ \t]*=[ \t]*(?:\[([\w\s,]*)\]|(\w+)[ \t]*(?:#[^\n]*)?$)", re.MULTILINE)
+# `EntryClass = [A, B]` or `EntryClass = A` at column 0, names only: the common spelling. The
+# column-0 patterns here open with a newline, matched in the text with one put before it: `re`
+# then jumps from newline to newline, where a MULTILINE `^` is tried at every character
+_LITERAL = re.compile(rb"\n" + ENTRY_BYTES + rb"[ \t]*=[ \t]*(?:\[([\w\s,]*)\]|(\w+)[ \t]*(?:#[^\n]*)?$)", re.MULTILINE)
 
 
 def read_registry(resolver: Resolver, root: Path, from_bytes: bool = True) -> Served:
@@ -128,10 +130,9 @@ def read_registry(resolver: Resolver, root: Path, from_bytes: bool = True) -> Se
     return out
 
 
-_CLASS_AT_0 = re.compile(rb"^class[ \t]+(\w+)", re.MULTILINE)
+_CLASS_AT_0 = re.compile(rb"\nclass[ \t]+(\w+)")
 # a name bound at column 0 otherwise: `Name = ...` / `Name: T = ...`, an import line, a def
-_BOUND_AT_0 = re.compile(rb"^(?:(\w+)\b[^\n=]*=(?!=)|(?:async[ \t]+)?def[ \t]+(\w+)|((?:from|import)\b[^\n]*))",
-                         re.MULTILINE)
+_BOUND_AT_0 = re.compile(rb"\n(?:(\w+)\b[^\n=]*=(?!=)|(?:async[ \t]+)?def[ \t]+(\w+)|((?:from|import)\b[^\n]*))")
 _WORD = re.compile(rb"\w+")
 
 
@@ -142,15 +143,16 @@ def _listed_here(raw: bytes) -> list[str] | None:
     None: the summary decides."""
     if raw.count(ENTRY_BYTES) != 1:
         return None
-    found = _LITERAL.search(raw)
+    text = b"\n" + raw
+    found = _LITERAL.search(text)
     if found is None:
         return None
     listed = [n.strip() for n in (found[1] if found[1] is not None else found[2]).split(b",") if n.strip()]
     defined: dict[bytes, int] = {}
-    for name in _CLASS_AT_0.findall(raw):
+    for name in _CLASS_AT_0.findall(text):
         defined[name] = defined.get(name, 0) + 1
     bound: set[bytes] = set()
-    for assigned, function, imports in _BOUND_AT_0.findall(raw):
+    for assigned, function, imports in _BOUND_AT_0.findall(text):
         bound |= {assigned, function} | set(_WORD.findall(imports))
     if any(defined.get(name) != 1 or name in bound or not name.decode().isidentifier() for name in listed):
         return None
@@ -206,8 +208,8 @@ class Sketch:
     assigned: frozenset[str]
 
 
-_DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
-_CLASS_ATTR = re.compile(r"^(?: {4}|\t)(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
+_DEF = re.compile(r"\n[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)")
+_CLASS_ATTR = re.compile(r"\n(?: {4}|\t)(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
 _SELF_SET = re.compile(r"self[ \t]*\.[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
 
 
@@ -236,7 +238,7 @@ def _sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
         refs = [r for b in node.bases for r in expression_refs(b.value if isinstance(b, ast.Subscript) else b, None)]
         bases = tuple(dict.fromkeys(e for r in refs for e in resolver.evaluate(r, cls.path)
                                     if isinstance(e, ClassEntity) and e != cls))
-        text = pending[2]
+        text = "\n" + pending[2]
         return Sketch(pending[0], bases, frozenset(_DEF.findall(text)) | frozenset(_CLASS_ATTR.findall(text)) | late,
                       frozenset(_SELF_SET.findall(text)))
     info = resolver.info(cls)

@@ -25,7 +25,8 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from .entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
 from .exprs import expression_refs
@@ -35,6 +36,7 @@ from .sources import SourceError
 from .summary import ENTRY, LazyClasses
 
 if TYPE_CHECKING:
+    from .project import Project
     from .resolve import Resolver
 
 REGISTRY_FILE = "registry.py"
@@ -72,10 +74,26 @@ def registry_root(path: str) -> Path:
     return _roots[folder]
 
 
+# The registry and its text models, kept per project, not per resolver: every resolver of a
+# run asks the same (the checks', and the fix planner's, one per capture-member fix), and each
+# would read 200 modules again. Renewed when a file turns out not to parse (Project.errors
+# grows: the registry then reads without it); an internal error stores nothing half-made,
+# as each answer is stored once complete.
+_per_project: WeakKeyDictionary[Project, tuple[int, dict[str, Any]]] = WeakKeyDictionary()
+
+
+def _project_memo(resolver: Resolver, name: str) -> dict:
+    project = resolver.project
+    held = _per_project.get(project)
+    if held is None or held[0] != len(project.errors):
+        held = _per_project[project] = (len(project.errors), {})
+    return held[1].setdefault(name, {})
+
+
 def served(resolver: Resolver, path: str) -> Served:
-    """The registry's classes for the models folder of `path` (memoised per resolver)."""
+    """The registry's classes for the models folder of `path` (memoised per project)."""
     root = registry_root(path)
-    memo: dict[Path, Served] = resolver.memos.setdefault("served", {})
+    memo: dict[Path, Served] = _project_memo(resolver, "served")
     if root not in memo:
         memo[root] = read_registry(resolver, root)
     return memo[root]
@@ -181,7 +199,7 @@ def text_models(resolver: Resolver, path: str) -> list[ClassEntity]:
     (`lm_head` or `logits_processor` assigned along its bases, or a `get_embed_and_head`), and
     holding no language model itself (a multimodal wrapper is not a text model). In file
     order, then by line. Read from sketches: a class not parsed yet stays unparsed."""
-    memo: dict[Path, list[ClassEntity]] = resolver.memos.setdefault("served.text", {})
+    memo: dict[Path, list[ClassEntity]] = _project_memo(resolver, "served.text")
     registry = served(resolver, path)
     if registry.root not in memo:
         out = []

@@ -18,6 +18,7 @@ import pytest
 from conftest import FIXTURES
 
 from eaglelint.analysis.discover import discover
+from eaglelint.analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from eaglelint.analysis.project import FoundBroken, Project
 from eaglelint.analysis.resolve import ClassEntity, Resolver
 from eaglelint.analysis.served import read_registry, served
@@ -176,3 +177,18 @@ def test_registry_is_read_once_per_project_and_again_once_a_registered_file_turn
     with pytest.raises(FoundBroken):
         Resolver(project).info(ClassEntity(str(tmp_path / "b.py"), "B"))
     assert sorted(served(Resolver(project), str(tmp_path / "a.py")).by_name) == ["A"]
+
+
+@pytest.mark.parametrize(("line", "holds"), [
+    (b'        self.add_module("language_model", LM(config))\n', True),
+    (b"        setattr(self, 'language_model', LM(config))\n", True),
+    (b"    def language_model(self):\n        return self.llm\n", True),  # a getter of that name
+    (b'        self.add_module("vision", Tower(config))\n', False),
+    (b"    def language_model_head(self):\n        return self.head\n", False),
+    (b'        self.log("language_model")\n', False),
+])
+def test_a_file_holding_the_language_model_by_setter_or_getter_passes_the_bytes_test(line, holds):
+    """The bytes test before any parse lets through every spelling the summary reads as holding
+    `language_model` (summary.py SETTERS, getters), and not a file that only mentions it."""
+    raw = b"class Wrapper(nn.Module):\n    def __init__(self, config):\n        super().__init__()\n" + line
+    assert WrapperAssignTest(DEFAULT_WRAPPER_ATTRS).search(raw) is holds

@@ -18,8 +18,9 @@ import pytest
 from conftest import FIXTURES
 
 from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import Resolver
+from eaglelint.analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
+from eaglelint.analysis.project import FoundBroken, Project
+from eaglelint.analysis.resolve import ClassEntity, Resolver
 from eaglelint.analysis.served import read_registry, served
 from eaglelint.checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, UNRESOLVED
 from eaglelint.checks.run import CheckOptions, check_files
@@ -158,3 +159,36 @@ def test_shapes_pass_the_prefilters_when_a_file_is_checked_alone(findings):
     alone = check_files([MODELS / "holders.py"], CheckOptions(tuple(select_interfaces(None)))).findings
     whole = [f for f in findings if Path(f.path).name == "holders.py"]
     assert {(f.class_name, f.code, f.method) for f in alone} == {(f.class_name, f.code, f.method) for f in whole}
+
+
+def test_registry_is_read_once_per_project_and_again_once_a_registered_file_turns_out_broken(tmp_path):
+    """Every resolver of a run shares the registry it read; a module whose class body turns out
+    not to parse (found lazily, after the registry was read) is then unregistered, as the
+    registry's import of it would fail."""
+    (tmp_path / "registry.py").write_text("")
+    (tmp_path / "a.py").write_text("class A:\n    pass\n\n\nEntryClass = [A]\n")
+    # `+=`: the bytes do not settle it, the module is summarised; its skeleton parses, B's body not
+    (tmp_path / "b.py").write_text("class B:\n    def f(self):\n        return (\n\n\nEntryClass = [B]\n"
+                                   "EntryClass += []\n")
+    project = Project()
+    first = served(Resolver(project), str(tmp_path / "a.py"))
+    assert sorted(first.by_name) == ["A", "B"]
+    assert served(Resolver(project), str(tmp_path / "a.py")) is first
+    with pytest.raises(FoundBroken):
+        Resolver(project).info(ClassEntity(str(tmp_path / "b.py"), "B"))
+    assert sorted(served(Resolver(project), str(tmp_path / "a.py")).by_name) == ["A"]
+
+
+@pytest.mark.parametrize(("line", "holds"), [
+    (b'        self.add_module("language_model", LM(config))\n', True),
+    (b"        setattr(self, 'language_model', LM(config))\n", True),
+    (b"    def language_model(self):\n        return self.llm\n", True),  # a getter of that name
+    (b'        self.add_module("vision", Tower(config))\n', False),
+    (b"    def language_model_head(self):\n        return self.head\n", False),
+    (b'        self.log("language_model")\n', False),
+])
+def test_a_file_holding_the_language_model_by_setter_or_getter_passes_the_bytes_test(line, holds):
+    """The bytes test before any parse lets through every spelling the summary reads as holding
+    `language_model` (summary.py SETTERS, getters), and not a file that only mentions it."""
+    raw = b"class Wrapper(nn.Module):\n    def __init__(self, config):\n        super().__init__()\n" + line
+    assert WrapperAssignTest(DEFAULT_WRAPPER_ATTRS).search(raw) is holds

@@ -44,10 +44,13 @@ class WrapperAssignTest:
         self._comma = re.compile(names + rb",")
         self._tuple = re.compile(rb"^[ \t]*" + names + rb",[^\n=(]*=(?!=)", re.MULTILINE)
         # set by a call (`self.add_module("language_model", ...)`, `setattr(self, "llm", ...)`)
-        # or given by a getter (`@property def language_model(self)`): summary.py reads both
-        self._other = re.compile(SETTER_CALL + rb"[\"'](?:" + alternatives + rb")[\"']|def[ \t]+(?:"
-                                 + alternatives + rb")[ \t]*\(")
+        # or given by a getter (`@property def language_model(self)`): summary.py reads both.
+        # Apart, for the same reason: the getter's pattern starts with the literal `def`, and the
+        # setter's is tried only where a setter's name occurs
+        self._setter = re.compile(SETTER_CALL + rb"[\"'](?:" + alternatives + rb")[\"']")
+        self._getter = re.compile(rb"def[ \t]+(?:" + alternatives + rb")[ \t]*\(")
 
     def search(self, raw: bytes) -> bool:
         return bool(self._plain.search(raw) or (self._comma.search(raw) and self._tuple.search(raw))
-                    or self._other.search(raw))
+                    or ((b"setattr" in raw or b"_module" in raw) and self._setter.search(raw))
+                    or self._getter.search(raw))

@@ -25,7 +25,8 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from .entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
 from .exprs import expression_refs
@@ -35,6 +36,7 @@ from .sources import SourceError
 from .summary import ENTRY, LazyClasses
 
 if TYPE_CHECKING:
+    from .project import Project
     from .resolve import Resolver
 
 REGISTRY_FILE = "registry.py"
@@ -72,10 +74,26 @@ def registry_root(path: str) -> Path:
     return _roots[folder]
 
 
+# The registry and its text models, kept per project, not per resolver: every resolver of a
+# run asks the same (the checks', and the fix planner's, one per capture-member fix), and each
+# would read 200 modules again. Renewed when a file turns out not to parse (Project.errors
+# grows: the registry then reads without it); an internal error stores nothing half-made,
+# as each answer is stored once complete.
+_per_project: WeakKeyDictionary[Project, tuple[int, dict[str, Any]]] = WeakKeyDictionary()
+
+
+def _project_memo(resolver: Resolver, name: str) -> dict:
+    project = resolver.project
+    held = _per_project.get(project)
+    if held is None or held[0] != len(project.errors):
+        held = _per_project[project] = (len(project.errors), {})
+    return held[1].setdefault(name, {})
+
+
 def served(resolver: Resolver, path: str) -> Served:
-    """The registry's classes for the models folder of `path` (memoised per resolver)."""
+    """The registry's classes for the models folder of `path` (memoised per project)."""
     root = registry_root(path)
-    memo: dict[Path, Served] = resolver.memos.setdefault("served", {})
+    memo: dict[Path, Served] = _project_memo(resolver, "served")
     if root not in memo:
         memo[root] = read_registry(resolver, root)
     return memo[root]
@@ -86,8 +104,10 @@ def is_served(resolver: Resolver, cls: ClassEntity) -> bool:
     return cls in served(resolver, cls.path).classes
 
 
-# `EntryClass = [A, B]` or `EntryClass = A` at column 0, names only: the common spelling
-_LITERAL = re.compile(rb"^" + ENTRY_BYTES + rb"[ \t]*=[ \t]*(?:\[([\w\s,]*)\]|(\w+)[ \t]*(?:#[^\n]*)?$)", re.MULTILINE)
+# `EntryClass = [A, B]` or `EntryClass = A` at column 0, names only: the common spelling. The
+# column-0 patterns here open with a newline, matched in the text with one put before it: `re`
+# then jumps from newline to newline, where a MULTILINE `^` is tried at every character
+_LITERAL = re.compile(rb"\n" + ENTRY_BYTES + rb"[ \t]*=[ \t]*(?:\[([\w\s,]*)\]|(\w+)[ \t]*(?:#[^\n]*)?$)", re.MULTILINE)
 
 
 def read_registry(resolver: Resolver, root: Path, from_bytes: bool = True) -> Served:
@@ -128,10 +148,9 @@ def read_registry(resolver: Resolver, root: Path, from_bytes: bool = True) -> Se
     return out
 
 
-_CLASS_AT_0 = re.compile(rb"^class[ \t]+(\w+)", re.MULTILINE)
+_CLASS_AT_0 = re.compile(rb"\nclass[ \t]+(\w+)")
 # a name bound at column 0 otherwise: `Name = ...` / `Name: T = ...`, an import line, a def
-_BOUND_AT_0 = re.compile(rb"^(?:(\w+)\b[^\n=]*=(?!=)|(?:async[ \t]+)?def[ \t]+(\w+)|((?:from|import)\b[^\n]*))",
-                         re.MULTILINE)
+_BOUND_AT_0 = re.compile(rb"\n(?:(\w+)\b[^\n=]*=(?!=)|(?:async[ \t]+)?def[ \t]+(\w+)|((?:from|import)\b[^\n]*))")
 _WORD = re.compile(rb"\w+")
 
 
@@ -142,15 +161,16 @@ def _listed_here(raw: bytes) -> list[str] | None:
     None: the summary decides."""
     if raw.count(ENTRY_BYTES) != 1:
         return None
-    found = _LITERAL.search(raw)
+    text = b"\n" + raw
+    found = _LITERAL.search(text)
     if found is None:
         return None
     listed = [n.strip() for n in (found[1] if found[1] is not None else found[2]).split(b",") if n.strip()]
     defined: dict[bytes, int] = {}
-    for name in _CLASS_AT_0.findall(raw):
+    for name in _CLASS_AT_0.findall(text):
         defined[name] = defined.get(name, 0) + 1
     bound: set[bytes] = set()
-    for assigned, function, imports in _BOUND_AT_0.findall(raw):
+    for assigned, function, imports in _BOUND_AT_0.findall(text):
         bound |= {assigned, function} | set(_WORD.findall(imports))
     if any(defined.get(name) != 1 or name in bound or not name.decode().isidentifier() for name in listed):
         return None
@@ -179,7 +199,7 @@ def text_models(resolver: Resolver, path: str) -> list[ClassEntity]:
     (`lm_head` or `logits_processor` assigned along its bases, or a `get_embed_and_head`), and
     holding no language model itself (a multimodal wrapper is not a text model). In file
     order, then by line. Read from sketches: a class not parsed yet stays unparsed."""
-    memo: dict[Path, list[ClassEntity]] = resolver.memos.setdefault("served.text", {})
+    memo: dict[Path, list[ClassEntity]] = _project_memo(resolver, "served.text")
     registry = served(resolver, path)
     if registry.root not in memo:
         out = []
@@ -206,8 +226,8 @@ class Sketch:
     assigned: frozenset[str]
 
 
-_DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
-_CLASS_ATTR = re.compile(r"^(?: {4}|\t)(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
+_DEF = re.compile(r"\n[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)")
+_CLASS_ATTR = re.compile(r"\n(?: {4}|\t)(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
 _SELF_SET = re.compile(r"self[ \t]*\.[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
 
 
@@ -236,7 +256,7 @@ def _sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
         refs = [r for b in node.bases for r in expression_refs(b.value if isinstance(b, ast.Subscript) else b, None)]
         bases = tuple(dict.fromkeys(e for r in refs for e in resolver.evaluate(r, cls.path)
                                     if isinstance(e, ClassEntity) and e != cls))
-        text = pending[2]
+        text = "\n" + pending[2]
         return Sketch(pending[0], bases, frozenset(_DEF.findall(text)) | frozenset(_CLASS_ATTR.findall(text)) | late,
                       frozenset(_SELF_SET.findall(text)))
     info = resolver.info(cls)

@@ -142,8 +142,9 @@ def class_chunks(lines: list[str]) -> list[tuple[str, int, int]]:
             continue  # not a class, or a decorated one (its decorators are module statements here)
         end = starts[k + 1] if k + 1 < len(starts) else len(lines)
         text = "".join(lines[i:end])
-        code = [line for line in lines[i:end] if line.strip() and not line.lstrip().startswith("#")]
-        if text.count('"""') % 2 or text.count("'''") % 2 or code[-1].rstrip().endswith("\\"):
+        # its last line of code (the header is one): found from the end, not by listing them all
+        last = next(line for line in reversed(lines[i:end]) if line.strip() and not line.lstrip().startswith("#"))
+        if text.count('"""') % 2 or text.count("'''") % 2 or last.rstrip().endswith("\\"):
             continue  # a string or a continuation may cross the next column-0 line
         chunks.append((header[1], i + 1, end))
     names = [name for name, _, _ in chunks]

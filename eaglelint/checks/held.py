@@ -47,6 +47,9 @@ _SET_CALL = re.compile(rb"(?P<setter>add_module|register_module|setattr|__setatt
 _GETTER = re.compile(rb"@(?:functools\.)?(?:property|cached_property)[ \t]*\n[ \t]*def[ \t]+(?P<attr>\w+)"
                      rb"[ \t]*\([ \t]*self[ \t]*\)")
 _CALLEE = re.compile(rb"(\w+)[ \t]*\(")
+# every NAME for which `def NAME(` occurs in the bytes (two such spans never overlap): one pass,
+# where a test per assignment would search the whole file again
+_DEF_NAME = re.compile(rb"def (\w*)\(")
 
 
 class HeldIndex:
@@ -78,13 +81,14 @@ class HeldIndex:
         built: dict[bytes, set[bytes]] = {}
         setters = _SET_CALL.finditer(raw) if b"setattr" in raw or b"_module(" in raw else ()
         getters = _GETTER.finditer(raw) if b"property" in raw else ()
+        defined = frozenset(_DEF_NAME.findall(raw))
         for m in (*_ASSIGN.finditer(raw), *setters, *getters):
             attr, callee = m["attr"], m.groupdict().get("callee")
             if attr is None:  # a name set at run time: held under a name only its line can give
                 attr = dynamic_attr(m["setter"].decode(), raw.count(b"\n", 0, m.start()) + 1).encode()
             name = callee.rsplit(b".", 1)[-1] if callee else attr  # a getter: what its body calls
             if callee is None or callee.startswith(b"self.") \
-                    or name not in self.any_provider and b"def " + name + b"(" in raw:
+                    or name not in self.any_provider and name in defined:
                 if name not in built:  # a builder method, or a factory function of this file
                     built[name] = self._built(raw, name)
                 held = built[name]

@@ -54,6 +54,8 @@ def fixture_rows():
     ("NoCollectOwnerForCausalLM", NOT_SUPPORTED),  # decoder overrides forward without collecting
     ("RegisteredChild", UNKNOWN),  # EGL010
     ("OwnerDecoderForCausalLMMTP", DRAFT),  # a draft model
+    ("VersionDispatchVL", NOT_SUPPORTED),  # its __getattr__ forwards to a version model; none has the setter
+    ("MixedDispatchVL", UNKNOWN),  # one version it can build has both members: not decided
 ])
 def test_fixture_statuses(fixture_rows, entry, status):
     assert statuses(fixture_rows)[entry] == status
@@ -144,6 +146,9 @@ HAND_CHECKED = {
         "Qwen2ForRewardModel": NOT_APPLICABLE,  # a reward model: no logits processor
         "GPT2LMHeadModel": NOT_SUPPORTED,  # its decoder self.transformer (GPT2Model) collects nothing
         "InternVLChatModel": FIXABLE,  # language_model chosen among *ForCausalLM that have both
+        # __getattr__ forwards to self.minicpmv, one of MiniCPMV2_6 .. MiniCPMV4_7: none defines the setter
+        "MiniCPMV": NOT_SUPPORTED,
+        "MiniCPMV4_6ForConditionalGeneration": NOT_SUPPORTED,
     },
 }
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..analysis.capture_chain import CaptureChainAnalysis
 from ..analysis.discover import discover
+from ..analysis.forwarding import forwarded
 from ..analysis.owners import OwnerAnalysis
 from ..analysis.presence import has_member, presence
 from ..analysis.project import Project
@@ -178,7 +179,34 @@ class _Judge:
                 held = ", ".join(c.qualname for c in classes)
                 return NOT_SUPPORTED, f"lacks {lacks}, and so does its {attr} ({held})"
             return UNKNOWN, f"lacks {lacks}; its {attr} cannot be resolved: {'; '.join(reasons) or 'no value'}"
-        return self._other_decoder(entry, lacks)
+        return self._dispatcher(entry, missing) or self._other_decoder(entry, lacks)
+
+    def _dispatcher(self, entry: ClassEntity, missing: list[str]) -> tuple[str, str] | None:
+        """A class whose `__getattr__` forwards the missing members to a model it builds
+        (MiniCPMV builds one per checkpoint version): the engine's call reaches that model, so
+        when no model it can build has them, the call raises whichever it builds."""
+        resolver = self.resolver
+        getattr_ = resolver.find_member(entry, "__getattr__")
+        node = resolver.info(getattr_.owner).getattr_forwards if getattr_ is not None else None
+        targets = {forwarded(node, m) for m in missing} if node is not None else set()
+        if len(targets) != 1 or next(iter(targets))[0] != "forward":
+            return None
+        attr = next(iter(targets))[1]
+        holder = next((c for c in resolver.mro(entry) if attr in resolver.info(c).self_assigns), None)
+        if holder is None:
+            return None
+        classes, reasons = wrapped_candidates(resolver, holder, attr)
+        if not classes or reasons:
+            return None
+
+        def lacks(cls: ClassEntity, member: str) -> bool:
+            return presence(resolver, cls, member, "") is False and resolver.find_member(cls, "__getattr__") is None
+
+        if all(any(lacks(c, m) for m in missing) for c in classes):
+            return NOT_SUPPORTED, f"lacks {', '.join(missing)}; its __getattr__ forwards them to self.{attr}, " \
+                                  f"and every model it can build there lacks one: " \
+                                  f"{', '.join(c.qualname for c in classes)}"
+        return None
 
     def _other_decoder(self, entry: ClassEntity, lacks: str) -> tuple[str, str]:
         """A decoder held under another attribute (`self.transformer`): found by what it is."""

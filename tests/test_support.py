@@ -56,6 +56,7 @@ def fixture_rows():
     ("OwnerDecoderForCausalLMMTP", DRAFT),  # a draft model
     ("VersionDispatchVL", NOT_SUPPORTED),  # its __getattr__ forwards to a version model; none has the setter
     ("MixedDispatchVL", UNKNOWN),  # one version it can build has both members: not decided
+    ("BidirectionalEmbeddingModel", NOT_APPLICABLE),  # a decoder with the setter that pools embeddings
 ])
 def test_fixture_statuses(fixture_rows, entry, status):
     assert statuses(fixture_rows)[entry] == status
@@ -149,6 +150,7 @@ HAND_CHECKED = {
         # __getattr__ forwards to self.minicpmv, one of MiniCPMV2_6 .. MiniCPMV4_7: none defines the setter
         "MiniCPMV": NOT_SUPPORTED,
         "MiniCPMV4_6ForConditionalGeneration": NOT_SUPPORTED,
+        "Lfm2BidirectionalModel": NOT_APPLICABLE,  # Lfm2Model's layers, a pooler, forward asserts get_embedding
     },
 }
 

@@ -111,8 +111,10 @@ class _Judge:
         members = [m.name for m in _targets(pack)]
         found = [f for f in self.by_class.get((entry.path, entry.qualname), [])
                  if f.interface in (None, pack.name) and (f.method is None or f.method in members)]
-        if not found and not any(has_member(self.resolver, entry, h) for h in CAPTURES) \
-                and not self.chains.can_generate(entry):
+        # a capture member alone makes no target: a registered decoder (layers, no head) whose
+        # output no logits processor reads serves embeddings, whatever it inherits
+        if not found and not self.chains.can_generate(entry) and (
+                self.chains.is_decoder(entry) or not any(has_member(self.resolver, entry, h) for h in CAPTURES)):
             return NOT_APPLICABLE, "it cannot generate (no logits processor of its own or in a model it holds: " \
                                    "an embedding, reward or classification model)"
         for f in found:

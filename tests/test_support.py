@@ -58,6 +58,7 @@ def fixture_rows():
     ("MixedDispatchVL", UNKNOWN),  # one version it can build has both members: not decided
     ("BidirectionalEmbeddingModel", NOT_APPLICABLE),  # a decoder with the setter that pools embeddings
     ("DualEncoderModel", NOT_APPLICABLE),  # holds a tower's inner model, read off the tower: no logits
+    ("DeepGLMForCausalLM", NOT_SUPPORTED),  # its decoder two objects down collects nothing; no members
 ])
 def test_fixture_statuses(fixture_rows, entry, status):
     assert statuses(fixture_rows)[entry] == status
@@ -151,6 +152,7 @@ HAND_CHECKED = {
         # __getattr__ forwards to self.minicpmv, one of MiniCPMV2_6 .. MiniCPMV4_7: none defines the setter
         "MiniCPMV": NOT_SUPPORTED,
         "MiniCPMV4_6ForConditionalGeneration": NOT_SUPPORTED,
+        "ChatGLMModel": NOT_SUPPORTED,  # self.transformer.encoder (GLMTransformer) never collects; no members
         "CLIPModel": NOT_APPLICABLE,  # text_model read off a CLIPTextModel: CLIPTextTransformer, a pooler only
         "Lfm2BidirectionalModel": NOT_APPLICABLE,  # Lfm2Model's layers, a pooler, forward asserts get_embedding
     },

@@ -14,7 +14,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.capture_chain import CaptureChainAnalysis
+from ..analysis.capture_chain import HEAD, LAYER_CONTAINER, LOGITS, CaptureChainAnalysis
+from ..analysis.choices import held_classes
 from ..analysis.discover import discover
 from ..analysis.forwarding import forwarded
 from ..analysis.owners import OwnerAnalysis
@@ -212,7 +213,7 @@ class _Judge:
 
     def _other_decoder(self, entry: ClassEntity, lacks: str) -> tuple[str, str]:
         """A decoder held under another attribute (`self.transformer`): found by what it is."""
-        found = self.chains.decoder_paths(entry)
+        found = self.chains.decoder_paths(entry) or self._deep_decoder(entry)
         if not found:
             return UNKNOWN, f"lacks {lacks}; holds no decoder or language model eaglelint recognises"
         path, decoder = found[0]
@@ -223,3 +224,24 @@ class _Judge:
         if capture.collects is None:
             return UNKNOWN, f"lacks {lacks}; cannot tell whether {held} collects: {capture.why}"
         return IMPLEMENTABLE, f"lacks {lacks}; its decoder {held} collects aux hidden states; write them by hand"
+
+    def _deep_decoder(self, entry: ClassEntity) -> list[tuple[tuple[str, ...], ClassEntity]]:
+        """A generating class whose one decoder sits two objects down under any attribute
+        (ChatGLM: self.transformer, a ChatGLMM, holds self.encoder, a GLMTransformer): found
+        by what the objects are; only a single decoder in all it holds is taken."""
+        if not self.chains.generates(entry):
+            return []
+        found: list[tuple[tuple[str, ...], ClassEntity]] = []
+        todo: list[tuple[tuple[str, ...], ClassEntity]] = [((), entry)]
+        while todo:
+            path, cls = todo.pop(0)
+            attrs = dict.fromkeys(a for c in self.resolver.mro(cls) for a in self.resolver.info(c).self_assigns)
+            for attr in attrs:
+                if attr in (HEAD, LOGITS, LAYER_CONTAINER):
+                    continue
+                for held in held_classes(self.resolver, cls, attr)[0]:
+                    if self.chains.is_decoder(held):
+                        found.append((path + (attr,), held))
+                    elif len(path) < 1:
+                        todo.append((path + (attr,), held))
+        return found if len(found) == 1 else []

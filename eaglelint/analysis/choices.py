@@ -28,26 +28,18 @@ if TYPE_CHECKING:  # the resolver hands references here; only its type is needed
     from .resolve import Resolver
 
 
-def held_classes(resolver: Resolver, cls: ClassEntity, attr: str,
-                 depth: int = 0) -> tuple[list[ClassEntity], list[str]]:
+def held_classes(resolver: Resolver, cls: ClassEntity, attr: str) -> tuple[list[ClassEntity], list[str]]:
     """Classes `self.<attr>` may hold in an instance of cls, and why the rest could not be resolved.
 
     The assignments are the first ones up the MRO, evaluated with `self` standing for
     cls: a subclass's own class attribute, builder method or constructor argument is the
-    one used. A value read off another object it builds (`self.text_model =
-    text_model.text_model`, where `text_model = CLIPTextModel(...)`) is that object's own
-    instance attribute, as Python looks it up."""
+    one used."""
     classes: list[ClassEntity] = []
     reasons: list[str] = []
     owner = next((c for c in resolver.mro(cls) if attr in resolver.info(c).self_assigns), cls)
     for assign in resolver.info(owner).self_assigns.get(attr, []):
         for value in assign.values:
-            found = resolver.evaluate(value, owner.path, cls)
-            if depth < 2 and value.kind == "attr" and value.args and all(isinstance(e, Unknown) for e in found):
-                read = _read_off(resolver, value, owner, cls, depth)
-                if read:
-                    found = [InstanceEntity(c) for c in read]
-            for ent in found:
+            for ent in resolver.evaluate(value, owner.path, cls):
                 if isinstance(ent, InstanceEntity):
                     if ent.cls not in classes:
                         classes.append(ent.cls)
@@ -57,21 +49,6 @@ def held_classes(resolver: Resolver, cls: ClassEntity, attr: str,
                     kind = type(ent).__name__.removesuffix("Entity").lower()
                     reasons.append(f"line {assign.line}: assigned a {kind}, not an instance")
     return classes, list(dict.fromkeys(reasons))
-
-
-def _read_off(resolver: Resolver, value: Ref, owner: ClassEntity, cls: ClassEntity, depth: int) -> list[ClassEntity]:
-    """The classes `obj.<name>` holds where obj is an instance built here whose class (or a
-    base) assigns `self.<name>`; empty when any part cannot be resolved."""
-    out: list[ClassEntity] = []
-    for obj in resolver.evaluate(value.args[0], owner.path, cls):
-        if not isinstance(obj, InstanceEntity) or not any(
-                value.name in resolver.info(c).self_assigns for c in resolver.mro(obj.cls)):
-            return []
-        held, why = held_classes(resolver, obj.cls, value.name, depth + 1)
-        if why or not held:
-            return []
-        out += [c for c in held if c not in out]
-    return out
 
 
 def bound_parameter(resolver: Resolver, ref: Ref, path: str, owner: ClassEntity | None, depth: int) -> list[Entity]:

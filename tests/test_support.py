@@ -57,6 +57,7 @@ def fixture_rows():
     ("VersionDispatchVL", NOT_SUPPORTED),  # its __getattr__ forwards to a version model; none has the setter
     ("MixedDispatchVL", UNKNOWN),  # one version it can build has both members: not decided
     ("BidirectionalEmbeddingModel", NOT_APPLICABLE),  # a decoder with the setter that pools embeddings
+    ("DualEncoderModel", NOT_APPLICABLE),  # holds a tower's inner model, read off the tower: no logits
     ("DeepGLMForCausalLM", NOT_SUPPORTED),  # its decoder two objects down collects nothing; no members
 ])
 def test_fixture_statuses(fixture_rows, entry, status):
@@ -152,6 +153,7 @@ HAND_CHECKED = {
         "MiniCPMV": NOT_SUPPORTED,
         "MiniCPMV4_6ForConditionalGeneration": NOT_SUPPORTED,
         "ChatGLMModel": NOT_SUPPORTED,  # self.transformer.encoder (GLMTransformer) never collects; no members
+        "CLIPModel": NOT_APPLICABLE,  # text_model read off a CLIPTextModel: CLIPTextTransformer, a pooler only
         "Lfm2BidirectionalModel": NOT_APPLICABLE,  # Lfm2Model's layers, a pooler, forward asserts get_embedding
     },
 }

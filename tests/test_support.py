@@ -54,6 +54,11 @@ def fixture_rows():
     ("NoCollectOwnerForCausalLM", NOT_SUPPORTED),  # decoder overrides forward without collecting
     ("RegisteredChild", UNKNOWN),  # EGL010
     ("OwnerDecoderForCausalLMMTP", DRAFT),  # a draft model
+    ("VersionDispatchVL", NOT_SUPPORTED),  # its __getattr__ forwards to a version model; none has the setter
+    ("MixedDispatchVL", UNKNOWN),  # one version it can build has both members: not decided
+    ("BidirectionalEmbeddingModel", NOT_APPLICABLE),  # a decoder with the setter that pools embeddings
+    ("DualEncoderModel", NOT_APPLICABLE),  # holds a tower's inner model, read off the tower: no logits
+    ("DeepGLMForCausalLM", NOT_SUPPORTED),  # its decoder two objects down collects nothing; no members
 ])
 def test_fixture_statuses(fixture_rows, entry, status):
     assert statuses(fixture_rows)[entry] == status
@@ -146,6 +151,12 @@ HAND_CHECKED = {
         "Qwen2ForRewardModel": NOT_APPLICABLE,  # a reward model: no logits processor
         "GPT2LMHeadModel": NOT_SUPPORTED,  # its decoder self.transformer (GPT2Model) collects nothing
         "InternVLChatModel": FIXABLE,  # language_model chosen among *ForCausalLM that have both
+        # __getattr__ forwards to self.minicpmv, one of MiniCPMV2_6 .. MiniCPMV4_7: none defines the setter
+        "MiniCPMV": NOT_SUPPORTED,
+        "MiniCPMV4_6ForConditionalGeneration": NOT_SUPPORTED,
+        "ChatGLMModel": NOT_SUPPORTED,  # self.transformer.encoder (GLMTransformer) never collects; no members
+        "CLIPModel": NOT_APPLICABLE,  # text_model read off a CLIPTextModel: CLIPTextTransformer, a pooler only
+        "Lfm2BidirectionalModel": NOT_APPLICABLE,  # Lfm2Model's layers, a pooler, forward asserts get_embedding
     },
 }
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from .choices import held_classes
+from .choices import held_classes, read_off_classes
 from .refs import Ref
 from .resolve import ClassEntity, Resolver
 from .served import HEAD, LOGITS, text_models
@@ -242,6 +242,9 @@ class CaptureChainAnalysis:
                 if attr in (HEAD, LAYER_CONTAINER):
                     continue
                 classes, reasons = held_classes(self.resolver, cls, attr)
+                if not classes and attr in _MODEL_HOLDERS:  # read off an object it builds (CLIPModel)
+                    classes = read_off_classes(self.resolver, cls, attr)
+                    reasons = [] if classes else reasons
                 if any(self.can_generate(h, depth - 1) for h in classes):
                     return True
                 if not classes and attr in _MODEL_HOLDERS and any(OUTSIDE not in r for r in reasons):

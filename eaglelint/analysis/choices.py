@@ -51,6 +51,28 @@ def held_classes(resolver: Resolver, cls: ClassEntity, attr: str) -> tuple[list[
     return classes, list(dict.fromkeys(reasons))
 
 
+def read_off_classes(resolver: Resolver, cls: ClassEntity, attr: str) -> list[ClassEntity]:
+    """Where every value of `self.<attr>` is read off another object the class builds
+    (`self.text_model = text_model.text_model`, `text_model = CLIPTextModel(...)`): the
+    classes that object's own instance attribute holds, as Python looks it up; empty when
+    any part cannot be resolved."""
+    owner = next((c for c in resolver.mro(cls) if attr in resolver.info(c).self_assigns), cls)
+    out: list[ClassEntity] = []
+    for assign in resolver.info(owner).self_assigns.get(attr, []):
+        for value in assign.values:
+            if value.kind != "attr" or not value.args:
+                return []
+            for obj in resolver.evaluate(value.args[0], owner.path, cls):
+                if not isinstance(obj, InstanceEntity) or not any(
+                        value.name in resolver.info(c).self_assigns for c in resolver.mro(obj.cls)):
+                    return []
+                held, why = held_classes(resolver, obj.cls, value.name)
+                if why or not held:
+                    return []
+                out += [c for c in held if c not in out]
+    return out
+
+
 def bound_parameter(resolver: Resolver, ref: Ref, path: str, owner: ClassEntity | None, depth: int) -> list[Entity]:
     """What a constructor parameter holds in an instance of `owner`: what the nearest
     subclass `__init__` passes up for it, else its default. Parameters of other functions

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 import re
-import textwrap
 from dataclasses import dataclass, replace
 
 from .capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
@@ -143,9 +142,12 @@ class OwnerAnalysis:
         chunk = lines[fn.line - 1:end - 1]
         while chunk and chunk[-1].lstrip().startswith(("@", "#", "\n", "\r")) or chunk and not chunk[-1].strip():
             chunk.pop()  # the next method's decorators and the blank lines before them
-        offsets: tuple[int, int] | None = (fn.line - 1, len(chunk[0]) - len(chunk[0].lstrip(" \t")))
+        # an indented method parses as it stands under a stand-in class header on the line above:
+        # the file's own positions, with no dedent and no shift to pay
+        indented = fn.line > 1 and chunk[0][:1] in (" ", "\t")
+        offsets: tuple[int, int] | None = None if indented else (fn.line - 1, 0)
         try:
-            tree = ast.parse(textwrap.dedent("".join(chunk)))
+            tree = ast.parse("\n" * (fn.line - 2) + "class _:\n" + "".join(chunk) if indented else "".join(chunk))
         except (SyntaxError, ValueError, RecursionError):
             try:  # e.g. a string literal less indented than the method: parse the file
                 tree = self.resolver.project.tree(cls.path)  # shared: only read below

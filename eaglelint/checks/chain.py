@@ -74,13 +74,18 @@ def _hook_classes(context: Context, index: ClassIndex) -> set[bytes]:
     return names
 
 
+def _hook_names(context: Context) -> set[bytes]:
+    return context.memo("chain.names", lambda: _hook_classes(
+        context, context.memo("owner.index", lambda: ClassIndex(context.raws))))
+
+
 def files(context: Context) -> list[Path]:
     if not captures(context):
         return []
 
     def make() -> list[Path]:
         index = context.memo("owner.index", lambda: ClassIndex(context.raws))
-        names = _hook_classes(context, index)
+        names = _hook_names(context)
         return [path for path, raw in context.raws.items() if b"EntryClass" in raw
                 and any(name in names and not is_draft_name(name.decode(), path)
                         for name, _, _ in index.by_path.get(path, []))]
@@ -88,12 +93,15 @@ def files(context: Context) -> list[Path]:
 
 
 def subjects(context: Context) -> list[ClassEntity]:
-    """Registered, non-draft classes of those files (their chains are judged in `check`)."""
+    """Registered, non-draft classes of those files that pass the same bytes test (their
+    chains are judged in `check`): a registered class beside them that neither defines a
+    capture member nor subclasses one is not parsed."""
     out = []
+    names = _hook_names(context)
     for path in files(context):
         mod = context.project.summary(path, context.raws[path])
         for name in mod.entry_classes if mod else ():
-            if mod is not None and name in mod.classes:
+            if name.encode() in names and mod is not None and name in mod.classes:
                 cls = ClassEntity(mod.path, name)
                 if not is_draft(cls):
                     out.append(cls)

@@ -14,8 +14,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.capture_chain import CaptureChainAnalysis
+from ..analysis.capture_chain import HEAD, LAYER_CONTAINER, LOGITS, CaptureChainAnalysis
+from ..analysis.choices import held_classes
 from ..analysis.discover import discover
+from ..analysis.forwarding import forwarded
 from ..analysis.owners import OwnerAnalysis
 from ..analysis.presence import has_member, presence
 from ..analysis.project import Project
@@ -110,8 +112,10 @@ class _Judge:
         members = [m.name for m in _targets(pack)]
         found = [f for f in self.by_class.get((entry.path, entry.qualname), [])
                  if f.interface in (None, pack.name) and (f.method is None or f.method in members)]
-        if not found and not any(has_member(self.resolver, entry, h) for h in CAPTURES) \
-                and not self.chains.can_generate(entry):
+        # a capture member alone makes no target: a registered decoder (layers, no head) whose
+        # output no logits processor reads serves embeddings, whatever it inherits
+        if not found and not self.chains.can_generate(entry) and (
+                self.chains.is_decoder(entry) or not any(has_member(self.resolver, entry, h) for h in CAPTURES)):
             return NOT_APPLICABLE, "it cannot generate (no logits processor of its own or in a model it holds: " \
                                    "an embedding, reward or classification model)"
         for f in found:
@@ -178,11 +182,38 @@ class _Judge:
                 held = ", ".join(c.qualname for c in classes)
                 return NOT_SUPPORTED, f"lacks {lacks}, and so does its {attr} ({held})"
             return UNKNOWN, f"lacks {lacks}; its {attr} cannot be resolved: {'; '.join(reasons) or 'no value'}"
-        return self._other_decoder(entry, lacks)
+        return self._dispatcher(entry, missing) or self._other_decoder(entry, lacks)
+
+    def _dispatcher(self, entry: ClassEntity, missing: list[str]) -> tuple[str, str] | None:
+        """A class whose `__getattr__` forwards the missing members to a model it builds
+        (MiniCPMV builds one per checkpoint version): the engine's call reaches that model, so
+        when no model it can build has them, the call raises whichever it builds."""
+        resolver = self.resolver
+        getattr_ = resolver.find_member(entry, "__getattr__")
+        node = resolver.info(getattr_.owner).getattr_forwards if getattr_ is not None else None
+        targets = {forwarded(node, m) for m in missing} if node is not None else set()
+        if len(targets) != 1 or next(iter(targets))[0] != "forward":
+            return None
+        attr = next(iter(targets))[1]
+        holder = next((c for c in resolver.mro(entry) if attr in resolver.info(c).self_assigns), None)
+        if holder is None:
+            return None
+        classes, reasons = wrapped_candidates(resolver, holder, attr)
+        if not classes or reasons:
+            return None
+
+        def lacks(cls: ClassEntity, member: str) -> bool:
+            return presence(resolver, cls, member, "") is False and resolver.find_member(cls, "__getattr__") is None
+
+        if all(any(lacks(c, m) for m in missing) for c in classes):
+            return NOT_SUPPORTED, f"lacks {', '.join(missing)}; its __getattr__ forwards them to self.{attr}, " \
+                                  f"and every model it can build there lacks one: " \
+                                  f"{', '.join(c.qualname for c in classes)}"
+        return None
 
     def _other_decoder(self, entry: ClassEntity, lacks: str) -> tuple[str, str]:
         """A decoder held under another attribute (`self.transformer`): found by what it is."""
-        found = self.chains.decoder_paths(entry)
+        found = self.chains.decoder_paths(entry) or self._deep_decoder(entry)
         if not found:
             return UNKNOWN, f"lacks {lacks}; holds no decoder or language model eaglelint recognises"
         path, decoder = found[0]
@@ -193,3 +224,24 @@ class _Judge:
         if capture.collects is None:
             return UNKNOWN, f"lacks {lacks}; cannot tell whether {held} collects: {capture.why}"
         return IMPLEMENTABLE, f"lacks {lacks}; its decoder {held} collects aux hidden states; write them by hand"
+
+    def _deep_decoder(self, entry: ClassEntity) -> list[tuple[tuple[str, ...], ClassEntity]]:
+        """A generating class whose one decoder sits two objects down under any attribute
+        (ChatGLM: self.transformer, a ChatGLMM, holds self.encoder, a GLMTransformer): found
+        by what the objects are; only a single decoder in all it holds is taken."""
+        if not self.chains.generates(entry):
+            return []
+        found: list[tuple[tuple[str, ...], ClassEntity]] = []
+        todo: list[tuple[tuple[str, ...], ClassEntity]] = [((), entry)]
+        while todo:
+            path, cls = todo.pop(0)
+            attrs = dict.fromkeys(a for c in self.resolver.mro(cls) for a in self.resolver.info(c).self_assigns)
+            for attr in attrs:
+                if attr in (HEAD, LOGITS, LAYER_CONTAINER):
+                    continue
+                for held in held_classes(self.resolver, cls, attr)[0]:
+                    if self.chains.is_decoder(held):
+                        found.append((path + (attr,), held))
+                    elif len(path) < 1:
+                        todo.append((path + (attr,), held))
+        return found if len(found) == 1 else []

@@ -371,6 +371,17 @@ class CaptureChainAnalysis:
         return None
 
     # -- what a fix may write ------------------------------------------------
+    def wrapper_capture_plan(self, wrapper: ClassEntity, held: list[ClassEntity], attr: str) -> tuple[str, str | None]:
+        """capture_member_plan over every class self.<attr> may hold: the one plan they agree on;
+        a model the checkpoint picks from the registry is delegated to (each candidate's own
+        chain is judged where it is served); classes that disagree leave it to be written by hand."""
+        if self.checkpoint_chosen(wrapper, held):
+            return "delegate", None
+        plans = {self.capture_member_plan(wrapper, c) for c in held}
+        if len(plans) == 1:
+            return next(iter(plans))
+        return "refuse", f"self.{attr} may hold a decoder body or a whole model; write the member by hand"
+
     def capture_member_plan(self, wrapper: ClassEntity, held: ClassEntity) -> tuple[str, str | None]:
         """How a wrapper that lacks the capture member may get it: ("delegate", None) when the
         held object's member has the served contract (the held class makes its own logits);

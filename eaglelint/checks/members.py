@@ -129,10 +129,7 @@ def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMet
         if method.name == CAPTURE_HOOK and refused is None and held_by == attr:
             chains = run.memo("chain.analysis", lambda: CaptureChainAnalysis(
                 resolver, run.memo("owner.analysis", lambda: OwnerAnalysis(resolver))))
-            plans = {("delegate", None)} if chains.checkpoint_chosen(cls, candidates) else \
-                {chains.capture_member_plan(cls, c) for c in candidates}
-            how, why = sorted(plans)[-1] if len(plans) == 1 else ("refuse", f"self.{attr} may hold a decoder body "
-                                                                  "or a whole model; write the member by hand")
+            how, why = chains.wrapper_capture_plan(cls, candidates, attr)
             if how == "owner":
                 finding = replace(finding, message=finding.message.replace(
                     "add a delegation (eaglelint fix)",

@@ -132,13 +132,13 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
                 qualname: str) -> tuple[list[str], list[ImportNeed]]:
     if f.method == CAPTURE_HOOK and f.wrapped_class and f.wrapped_path:
         resolver = Resolver(project)
-        held = wrapped_candidates(resolver, ClassEntity(str(file_of(f)), qualname), f.wrapper_attribute or "")[0]
-        chains = CaptureChainAnalysis(resolver, OwnerAnalysis(resolver))
-        plans = {chains.capture_member_plan(ClassEntity(str(file_of(f)), qualname), c) for c in held}
-        if plans == {("owner", None)}:
-            return owner_capture_member(f.wrapper_attribute or DEFAULT_HELD_ATTR, indent, step), []
-        if any(how == "refuse" for how, _ in plans) or len(plans) > 1:
-            raise NotFixable(next((why for how, why in plans if why), "write the member by hand"))
+        wrapper, attr = ClassEntity(str(file_of(f)), qualname), f.wrapper_attribute or DEFAULT_HELD_ATTR
+        held = wrapped_candidates(resolver, wrapper, attr)[0]
+        how, why = CaptureChainAnalysis(resolver, OwnerAnalysis(resolver)).wrapper_capture_plan(wrapper, held, attr)
+        if how == "owner":
+            return owner_capture_member(attr, indent, step), []
+        if how == "refuse":
+            raise NotFixable(why or "write the member by hand")
     provider_path = Path(os.path.abspath(f.wrapped_path))
     provider = project.summary(provider_path)
     method = provider.classes[f.provider_class].methods.get(f.method) if provider else None

@@ -16,7 +16,7 @@ from fetch_sglang import models_dir, vllm_models_dir
 from eaglelint.analysis.cache import SummaryCache
 from eaglelint.analysis.cache_codec import decode, encode
 from eaglelint.analysis.project import Project
-from eaglelint.analysis.summary import LazyClasses, ModuleSummary, summarize, summarize_lazily
+from eaglelint.analysis.summary import LazyClasses, LazyFunctions, ModuleSummary, summarize, summarize_lazily
 
 FIELDS = ("names", "functions", "entry_classes", "entry_refs", "star_imports", "all_names", "late_members")
 
@@ -52,6 +52,10 @@ def test_every_file_of_a_release_summarises_lazily_as_a_whole_parse_does(tree):
         random.Random(n).shuffle(names)
         for name in names[: len(names) // 2]:
             assert lazy.classes.get(name) is not None
+        functions = list(lazy.functions.pending) if isinstance(lazy.functions, LazyFunctions) else []
+        random.Random(-n).shuffle(functions)
+        for name in functions[: len(functions) // 2]:
+            assert lazy.functions.get(name) is not None
         assert_same(lazy, whole(text, str(path)))
         compared += 1
     assert compared > 200  # most modules have a class to leave out
@@ -65,6 +69,104 @@ def test_asking_for_one_class_parses_that_class_alone():
     info = lazy.classes.get("DeepseekV2ForCausalLM")
     assert info is not None and info == whole(text).classes["DeepseekV2ForCausalLM"]
     assert set(lazy.classes.pending) == before - {"DeepseekV2ForCausalLM"}
+
+
+def test_asking_for_one_function_parses_that_function_alone():
+    """A module's top-level functions wait too: resolving a factory parses that function only."""
+    text = (models_dir("0.5.23") / "deepseek_v2.py").read_text(encoding="utf-8")
+    lazy = lazily(text)
+    assert isinstance(lazy.functions, LazyFunctions)
+    before = set(lazy.functions.pending)
+    assert len(before) > 3 and all(lazy.functions.done[n] is None for n in before)
+    name = sorted(before)[0]
+    info = lazy.functions.get(name)
+    assert info is not None and info == whole(text).functions[name]
+    assert set(lazy.functions.pending) == before - {name}
+
+
+FUNCTION_SHAPES = {
+    "a def line inside a module string": '''
+        HELP = """Usage:
+        def example(x):
+            return x
+        """
+        def real(x):
+            return HELP
+        ''',
+    "a decorated function, an async one, and a signature over lines": '''
+        import functools
+
+        @functools.cache
+        def cached(x):
+            return Cached(x)
+
+        async def waits(x):
+            return Waited(x)
+
+        def spans(
+            a,
+            b=Default,
+        ) -> Out:
+            return Made(a, b)
+        ''',
+    "the same name defined twice, once under an if": '''
+        import sys
+
+        if sys.version_info >= (3, 12):
+            def pick():
+                return New
+        def pick():
+            return Old
+        ''',
+    "a function with no class in the module": '''
+        def build(config):
+            return Model(config)
+        ''',
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FUNCTION_SHAPES))
+def test_function_shapes_summarise_as_a_whole_parse_does(shape):
+    text = textwrap.dedent(FUNCTION_SHAPES[shape]).lstrip()
+    full = whole(text)
+    lazy = summarize_lazily(text, "m.py")
+    if lazy is None:
+        return  # parsed whole: nothing lazy to compare
+    for name in reversed(list(full.functions)):
+        lazy.functions.get(name)
+    assert_same(lazy, full)
+
+
+def test_a_def_line_inside_a_string_is_not_taken_for_a_function():
+    text = textwrap.dedent(FUNCTION_SHAPES["a def line inside a module string"]).lstrip()
+    lazy = summarize_lazily(text, "m.py")
+    assert lazy is None or "example" not in lazy.functions
+
+
+def test_a_syntax_error_in_a_function_is_reported_when_the_function_is_asked_for():
+    text = "def ok():\n    return 1\ndef bad(x:\n    return 2\n"
+    lazy = lazily_functions(text)
+    heard = []
+    lazy.classes.bind(lazy, lambda: text, on_error=heard.append)
+    assert lazy.functions.get("ok") is not None and heard == []
+    assert lazy.functions.get("bad") is None
+    assert heard and heard[0].startswith("syntax error: line 3")
+
+
+def lazily_functions(text: str) -> ModuleSummary:
+    mod = summarize_lazily(text, "m.py")
+    assert mod is not None and isinstance(mod.functions, LazyFunctions) and mod.functions.pending
+    return mod
+
+
+def test_pending_functions_survive_the_cache_and_parse_from_the_text():
+    text = "def build(config):\n    return Model(config)\n\ndef other():\n    return 2\n"
+    lazy = lazily_functions(text)
+    lazy.functions.get("other")
+    back = decode(encode(lazy))
+    assert isinstance(back.functions, LazyFunctions) and back.functions.pending == {"build": (1, 3)}
+    back.classes.bind(back, lambda: text)
+    assert_same(back, whole(text))
 
 
 SHAPES = {

@@ -122,22 +122,35 @@ def _class(c: ClassInfo) -> list:
             _node(c.getattr_forwards), list(c.decorators), c.header_keywords, c.body_line]
 
 
-def _classes(classes) -> dict | list:
+def _classes(classes, functions_pending: bool = False) -> dict | list:
     """A dict of classes; a lazily parsed module's as [[name, class or None (pending)], ...],
-    its pending classes' lines and its constants, so that a later run parses only what it needs."""
+    its pending classes' lines and its constants, so that a later run parses only what it needs
+    (kept so too while any of its functions is pending: they are parsed through it)."""
     from .summary import LazyClasses
 
-    if not isinstance(classes, LazyClasses) or not classes.pending:
+    if not isinstance(classes, LazyClasses) or not classes.pending and not functions_pending:
         return {name: _class(c) for name, c in classes.items()}
     return [[[name, None if c is None else _class(c)] for name, c in classes.done.items()],
             [[name, first, last] for name, (first, last) in classes.pending.items()],
             {name: sorted(values) for name, values in classes.constants.items()}]
 
 
+def _functions(functions) -> dict | list:
+    """A dict of functions; a lazily parsed module's with pending ones as [[name, function or
+    None (pending)], ...] and their lines."""
+    from .summary import LazyFunctions
+
+    if not isinstance(functions, LazyFunctions) or not functions.pending:
+        return {name: _function(f) for name, f in functions.items()}
+    return [[[name, None if f is None else _function(f)] for name, f in functions.done.items()],
+            [[name, first, last] for name, (first, last) in functions.pending.items()]]
+
+
 def _summary(m: ModuleSummary) -> list:
+    functions = _functions(m.functions)
     return [m.path, {name: _refs(refs) for name, refs in m.names.items()},
-            _classes(m.classes),
-            {name: _function(f) for name, f in m.functions.items()}, list(m.entry_classes), list(m.star_imports),
+            _classes(m.classes, isinstance(functions, list)),
+            functions, list(m.entry_classes), list(m.star_imports),
             None if m.all_names is None else list(m.all_names),
             {name: [list(x) for x in added] for name, added in m.late_members.items()}, _refs(m.entry_refs)]
 
@@ -214,7 +227,7 @@ def _load_node(v):
 def _load_summary(v) -> ModuleSummary:
     """The loaders close over summary.py's classes, imported here on first use."""
     from .refs import Ref
-    from .summary import ClassInfo, FunctionInfo, LazyClasses, ModuleSummary, Param, WrapperAssign
+    from .summary import ClassInfo, FunctionInfo, LazyClasses, LazyFunctions, ModuleSummary, Param, WrapperAssign
 
     def load_ref(v) -> Ref:
         kind, name, attr, *args = _list(v)
@@ -250,11 +263,22 @@ def _load_summary(v) -> ModuleSummary:
                            {_str(name): (_int(first), _int(last)) for name, first, last in map(_list, _list(pending))},
                            {_str(k): frozenset(_strs(values)) for k, values in _dict(constants).items()})
 
+    def load_functions(v, classes) -> MutableMapping[str, FunctionInfo]:
+        if not isinstance(v, list):
+            return {_str(k): load_function(f) for k, f in _dict(v).items()}
+        if not isinstance(classes, LazyClasses):
+            raise ValueError("pending functions without lazily parsed classes")
+        done, pending = _list(v)
+        return LazyFunctions(
+            {_str(name): None if f is None else load_function(f) for name, f in map(_list, _list(done))},
+            {_str(name): (_int(first), _int(last)) for name, first, last in map(_list, _list(pending))}, classes)
+
     path, names, classes, functions, entry_classes, stars, all_names, late, entry_refs = _list(v)
+    loaded_classes = load_classes(classes)
     return ModuleSummary(
         _str(path), {_str(k): list(load_refs(refs)) for k, refs in _dict(names).items()},
-        load_classes(classes),
-        {_str(k): load_function(f) for k, f in _dict(functions).items()}, _strs(entry_classes), _strs(stars),
+        loaded_classes,
+        load_functions(functions, loaded_classes), _strs(entry_classes), _strs(stars),
         None if all_names is None else _strs(all_names),
         {_str(k): [(_int(line), _str(how), _str(member)) for line, how, member in map(_list, _list(added))]
          for k, added in _dict(late).items()}, load_refs(entry_refs))

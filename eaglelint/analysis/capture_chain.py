@@ -211,11 +211,12 @@ class CaptureChainAnalysis:
 
     def _holds_layers(self, cls: ClassEntity) -> bool:
         """Runs a stack of layers (a forward, `self.layers` or an `nn.ModuleList(...)`), no head."""
-        mro = self.resolver.mro(cls)
-        assigns = [self.resolver.info(c).self_assigns for c in mro]
-        if any(LOGITS in a or HEAD in a for a in assigns) or not any(
-                "forward" in self.resolver.info(c).methods for c in mro):
+        resolver = self.resolver
+        mro = resolver.mro(cls)
+        if any(resolver.assigns(c, LOGITS) or resolver.assigns(c, HEAD) for c in mro) or not any(
+                resolver.defines(c, "forward") for c in mro):
             return False
+        assigns = [resolver.info(c).self_assigns for c in mro]
         return any(LAYER_CONTAINER in a or any(_builds_layers(v) for assign in a.values() for x in assign
                                                 for v in x.values) for a in assigns)
 
@@ -319,7 +320,7 @@ class CaptureChainAnalysis:
 
     def _forward_of(self, cls: ClassEntity, mro: list[ClassEntity]) -> tuple[ClassEntity, Fn] | None:
         for c in mro:
-            if "forward" in self.resolver.info(c).methods:
+            if self.resolver.defines(c, "forward"):
                 node = self.owners.method_node(c, "forward", positions=True)
                 return (c, node) if node is not None else None
         return None
@@ -366,7 +367,7 @@ class CaptureChainAnalysis:
         mro = self.resolver.mro(cls)
         start = mro.index(defined) + 1 if kind == "super" and defined in mro else 0
         for c in mro[start:]:
-            if name in self.resolver.info(c).methods:
+            if self.resolver.defines(c, name):
                 return c, name
         return None
 
@@ -584,7 +585,7 @@ class CaptureChainAnalysis:
     def _logits_forward(self, served: ClassEntity) -> tuple[ClassEntity, Fn] | None:
         """The forward in served's MRO that calls self.logits_processor (through super().forward)."""
         for c in self.resolver.mro(served):
-            if "forward" not in self.resolver.info(c).methods:
+            if not self.resolver.defines(c, "forward"):
                 continue
             fn = self.owners.method_node(c, "forward", positions=True)
             if fn is None:

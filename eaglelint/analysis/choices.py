@@ -36,8 +36,8 @@ def held_classes(resolver: Resolver, cls: ClassEntity, attr: str) -> tuple[list[
     one used."""
     classes: list[ClassEntity] = []
     reasons: list[str] = []
-    owner = next((c for c in resolver.mro(cls) if attr in resolver.info(c).self_assigns), cls)
-    for assign in resolver.info(owner).self_assigns.get(attr, []):
+    owner = next((c for c in resolver.mro(cls) if resolver.assigns(c, attr)), cls)
+    for assign in resolver.assigns(owner, attr):
         for value in assign.values:
             for ent in resolver.evaluate(value, owner.path, cls):
                 if isinstance(ent, InstanceEntity):
@@ -56,9 +56,9 @@ def read_off_classes(resolver: Resolver, cls: ClassEntity, attr: str) -> list[Cl
     (`self.text_model = text_model.text_model`, `text_model = CLIPTextModel(...)`): the
     classes that object's own instance attribute holds, as Python looks it up; empty when
     any part cannot be resolved."""
-    owner = next((c for c in resolver.mro(cls) if attr in resolver.info(c).self_assigns), cls)
+    owner = next((c for c in resolver.mro(cls) if resolver.assigns(c, attr)), cls)
     out: list[ClassEntity] = []
-    for assign in resolver.info(owner).self_assigns.get(attr, []):
+    for assign in resolver.assigns(owner, attr):
         for value in assign.values:
             if value.kind != "attr" or not value.args:
                 return []

@@ -165,9 +165,9 @@ class OwnerAnalysis:
         assign the logits processor and a decoder attribute somewhere in its MRO."""
         resolver = self.resolver
         mro = resolver.mro(cls)
-        if not any(LOGITS in resolver.info(c).self_assigns for c in mro):
+        if not any(resolver.assigns(c, LOGITS) for c in mro):
             return None
-        head = any(HEAD in resolver.info(c).self_assigns for c in mro)
+        head = any(resolver.assigns(c, HEAD) for c in mro)
         for c in mro:
             info = resolver.info(c)
             for attr in DECODER_ATTRS:
@@ -221,11 +221,10 @@ class OwnerAnalysis:
     def is_full_model(self, cls: ClassEntity) -> bool:
         """A language model with its own head (a `*ForCausalLM`), not a bare decoder. Bases are
         read only for a class without a forward of its own (a decoder defines one)."""
-        info = self.resolver.info(cls)
-        if cls.qualname.endswith("ForCausalLM") or LOGITS in info.self_assigns:
+        resolver = self.resolver
+        if cls.qualname.endswith("ForCausalLM") or resolver.assigns(cls, LOGITS):
             return True
-        return "forward" not in info.methods and any(
-            LOGITS in self.resolver.info(c).self_assigns for c in self.resolver.mro(cls))
+        return not resolver.defines(cls, "forward") and any(resolver.assigns(c, LOGITS) for c in resolver.mro(cls))
 
     def decoder(self, cls: ClassEntity) -> Decoder:
         """Whether cls's forward collects aux hidden states: the capture chain's reading
@@ -247,7 +246,7 @@ class OwnerAnalysis:
     def forward(self, cls: ClassEntity) -> tuple[ClassEntity, ast.FunctionDef | ast.AsyncFunctionDef] | None:
         """The forward that runs for cls, with the class that defines it."""
         for c in self.resolver.mro(cls):
-            if "forward" in self.resolver.info(c).methods:
+            if self.resolver.defines(c, "forward"):
                 node = self.method_node(c, "forward")
                 return (c, node) if node is not None else None
         return None

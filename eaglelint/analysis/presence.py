@@ -23,7 +23,7 @@ def has_member(resolver: Resolver, cls: ClassEntity, name: str) -> bool:
     after the body by a statement or class decorator that names it."""
     if resolver.find_member(cls, name) is not None:
         return True
-    return any(name in resolver.info(c).self_assigns for c in resolver.mro(cls)) \
+    return any(resolver.assigns(c, name) for c in resolver.mro(cls)) \
         or late_member(resolver, cls, name) is not None
 
 
@@ -36,9 +36,8 @@ def late_member(resolver: Resolver, cls: ClassEntity, name: str) -> Member | Non
         line = next((line for line, _, member in added if member == name), None)
         if line is not None:
             return Member(c, line, None)
-        info = resolver.info(c)
-        if any(name in (adds or ()) for adds in (_adds(resolver, c, d) for d in info.decorators)):
-            return Member(c, info.line, None)
+        if any(name in (adds or ()) for adds in (_adds(resolver, c, d) for d in resolver.decorators(c))):
+            return Member(c, resolver.info(c).line, None)
     return None
 
 
@@ -57,13 +56,12 @@ def presence(resolver: Resolver, cls: ClassEntity, name: str, attr: str) -> bool
     if outcome[0] == "forward":
         return outcome[1] == attr
     for c in resolver.mro(cls):
-        info = resolver.info(c)
         unread = [(line, how) for line, how, member in resolver.module(c.path).late_members.get(c.qualname, [])
                   if not member]
         if unread:
             line, how = unread[0]
             return Unknown(f"{how} after its body (line {line}), which may add {name}")
-        odd = [d for d in info.decorators if _adds(resolver, c, d) is None]
+        odd = [d for d in resolver.decorators(c) if _adds(resolver, c, d) is None]
         if odd:
             return Unknown(f"{c.qualname} is decorated with @{odd[0]}, which may add {name}")
     if outcome[0] == "unknown":

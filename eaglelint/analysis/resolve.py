@@ -41,7 +41,7 @@ from .entities import (
 )
 from .project import Project
 from .refs import Ref
-from .summary import ClassInfo, FunctionInfo, ModuleSummary
+from .summary import ClassInfo, FunctionInfo, LazyClasses, ModuleSummary, WrapperAssign
 from .vllm_registry import loaded
 
 MAX_DEPTH = 24
@@ -67,6 +67,41 @@ class Resolver:
         mod = self.module(cls.path)
         assert mod is not None
         return mod.classes[cls.qualname]
+
+    def _lazy(self, cls: ClassEntity) -> LazyClasses | None:
+        mod = self.module(cls.path)
+        return mod.classes if mod is not None and isinstance(mod.classes, LazyClasses) else None
+
+    def may_bind(self, cls: ClassEntity, word: str) -> bool:
+        """False only where cls, not parsed yet, cannot bind `word` in its body or on `self` (its
+        text lacks it: summary.py `LazyClasses.may_bind`); its info is then not needed to know."""
+        lazy = self._lazy(cls)
+        return lazy is None or lazy.may_bind(cls.qualname, word)
+
+    def assigns(self, cls: ClassEntity, name: str) -> list[WrapperAssign]:
+        """`info(cls).self_assigns.get(name, [])`, without parsing a class whose text lacks the name."""
+        return self.info(cls).self_assigns.get(name, []) if self.may_bind(cls, name) else []
+
+    def defines(self, cls: ClassEntity, method: str) -> bool:
+        """`method in info(cls).methods`, without parsing a class whose text has no `def <method>`."""
+        lazy = self._lazy(cls)
+        if lazy is not None and not lazy.may_define(cls.qualname, method):
+            return False
+        return method in self.info(cls).methods
+
+    def decorators(self, cls: ClassEntity) -> tuple[str, ...]:
+        """`info(cls).decorators`; a class not parsed yet has none (a decorated class is parsed
+        with its module: summary.py `class_chunks`)."""
+        lazy = self._lazy(cls)
+        if lazy is not None and lazy.header_bases(cls.qualname) is not None:
+            return ()
+        return self.info(cls).decorators
+
+    def base_refs(self, cls: ClassEntity) -> tuple[Ref, ...]:
+        """cls's `ClassInfo.bases`, from its header alone while it is not parsed."""
+        lazy = self._lazy(cls)
+        found = lazy.header_bases(cls.qualname) if lazy is not None else None
+        return found if found is not None else self.info(cls).bases
 
     def evaluate(self, ref: Ref, path: str, owner: ClassEntity | None = None, depth: int = 0) -> list[Entity]:
         key = (ref, path, owner)
@@ -229,7 +264,7 @@ class Resolver:
         if self.find_member(owner, name) is not None:
             return self.member(owner, name, depth)
         for cls in self.mro(owner):
-            assigns = self.info(cls).self_assigns.get(name)
+            assigns = self.info(cls).self_assigns.get(name) if self.may_bind(cls, name) else None
             if assigns:
                 return [e for a in assigns for v in a.values for e in self.evaluate(v, cls.path, owner, depth)]
         return [Unknown(f"self.{name} is never assigned in {owner.qualname}")]
@@ -239,7 +274,7 @@ class Resolver:
         """Resolved base classes, and the reasons for the ones that stay opaque."""
         resolved: list[ClassEntity] = []
         opaque: list[str] = []
-        for ref in self.info(cls).bases:
+        for ref in self.base_refs(cls):
             for ent in self.evaluate(ref, cls.path, None):
                 if isinstance(ent, ClassEntity):
                     if ent != cls and ent not in resolved:
@@ -274,6 +309,8 @@ class Resolver:
 
     def find_member(self, cls: ClassEntity, name: str) -> Member | None:
         for c in self.mro(cls):
+            if not self.may_bind(c, name):
+                continue
             info = self.info(c)
             if name in info.methods:
                 return Member(c, info.methods[name].line, info.methods[name])

@@ -10,7 +10,9 @@ to a function are substituted here, while the function's scope is at hand.
 from __future__ import annotations
 
 import ast
+import bisect
 import contextlib
+import itertools
 import re
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
@@ -81,7 +83,8 @@ class ModuleSummary:
     names: dict[str, list[Ref]] = field(default_factory=dict)
     # a plain dict, or LazyClasses: top-level classes parsed when first asked for
     classes: MutableMapping[str, ClassInfo] = field(default_factory=dict)
-    functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    # a plain dict, or LazyFunctions: top-level functions parsed when first asked for
+    functions: MutableMapping[str, FunctionInfo] = field(default_factory=dict)
     entry_classes: tuple[str, ...] = ()  # the names a literal `EntryClass` lists
     star_imports: tuple[str, ...] = ()  # modules of `from m import *`, in order
     all_names: tuple[str, ...] | None = None  # a literal `__all__`
@@ -126,20 +129,33 @@ def summarize(tree: ast.Module, source: str, path: str) -> ModuleSummary:
 # in the module's parse; anything unexpected falls back to parsing the whole file.
 
 _CLASS_HEADER = re.compile(r"class[ \t]+(\w+)")
+_DEF_HEADER = re.compile(r"(?:async[ \t]+)?def[ \t]+(\w+)")
+# what may let a pattern match a class's text alone but not where it stands in the module (an
+# anchor, \B or a lookaround at the text's edge); a `\b` there only adds matches, checked alone
+_EDGES = re.compile(r"\^|\$|\\A|\\Z|\\B|\(\?<?[=!]")
 
 
 def class_chunks(lines: list[str]) -> list[tuple[str, int, int]]:
     """(name, first line, last line), 1-based, of each top-level class that can be parsed alone,
     from where lines start: a class runs to the next line that starts at column 0 with code."""
+    return _chunks(lines, _CLASS_HEADER)
+
+
+def function_chunks(lines: list[str]) -> list[tuple[str, int, int]]:
+    """The same for top-level functions (`def` or `async def` at column 0), undecorated."""
+    return _chunks(lines, _DEF_HEADER)
+
+
+def _chunks(lines: list[str], header_re: re.Pattern[str]) -> list[tuple[str, int, int]]:
     # a closing bracket at column 0 ends a bracket opened above it (`):` of a class header
     # whose bases run over lines, as black writes it): it starts nothing
     starts = [i for i, line in enumerate(lines) if line[:1] not in (" ", "\t", "#", ")", "]", "}", "")
               and line.strip()]
     chunks: list[tuple[str, int, int]] = []
     for k, i in enumerate(starts):
-        header = _CLASS_HEADER.match(lines[i])
+        header = header_re.match(lines[i])
         if header is None or (k and lines[starts[k - 1]].startswith("@")):
-            continue  # not a class, or a decorated one (its decorators are module statements here)
+            continue  # not one, or a decorated one (its decorators are module statements here)
         end = starts[k + 1] if k + 1 < len(starts) else len(lines)
         text = "".join(lines[i:end])
         # its last line of code (the header is one): found from the end, not by listing them all
@@ -152,33 +168,49 @@ def class_chunks(lines: list[str]) -> list[tuple[str, int, int]]:
 
 
 def summarize_lazily(text: str, path: str) -> ModuleSummary | None:
-    """The summary with its top-level classes parsed on demand (LazyClasses); None when the
-    module is better parsed whole (no class to leave out, or the blanked parse disagrees)."""
+    """The summary with its top-level classes and functions parsed on demand (LazyClasses,
+    LazyFunctions); None when the module is better parsed whole (nothing to leave out, or the
+    blanked parse disagrees)."""
     lines = split_lines(text)
     chunks = class_chunks(lines)
-    if not chunks:
+    # a function that mentions `self` stays in the module's parse: a method written outside its
+    # class (added after the body) or one that assigns what a wrapper holds, read with the module
+    defs = [(name, first, last) for name, first, last in function_chunks(lines)
+            if not any("self" in line for line in lines[first - 1:last])]
+    if not chunks and not defs:
         return None
     skeleton = list(lines)
-    for name, first, last in chunks:
-        skeleton[first - 1] = f"class {name}: pass\n"
-        skeleton[first:last] = ["\n"] * (last - first)
+    for kind, found in (("class", chunks), ("def", defs)):
+        for name, first, last in found:
+            skeleton[first - 1] = f"{kind} {name}{'()' if kind == 'def' else ''}: pass\n"
+            skeleton[first:last] = ["\n"] * (last - first)
     try:
         tree = ast.parse("".join(skeleton), filename=path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None  # the whole file says why, or parses after all
-    placeholders = {n.lineno: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    pending = {}
-    for name, first, last in chunks:
-        node = placeholders.get(first)
-        if node is None or node.name != name or node.decorator_list or node.end_lineno != first:
-            return None  # a `class` line that is not a statement (in a string): parse it whole
-        pending[name] = (first, last)
+    placeholders: dict[int, ast.ClassDef | ast.FunctionDef] = {
+        n.lineno: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    pending: dict[str, tuple[int, int]] = {}
+    later: dict[str, tuple[int, int]] = {}
+    kinds: tuple[tuple[list[tuple[str, int, int]], type, dict[str, tuple[int, int]]], ...] = (
+        (chunks, ast.ClassDef, pending), (defs, ast.FunctionDef, later))
+    for spans, node_type, into in kinds:
+        for name, first, last in spans:
+            node = placeholders.get(first)
+            if node is None or not isinstance(node, node_type) or node.name != name or node.decorator_list \
+                    or node.end_lineno != first:
+                return None  # a `class`/`def` line that is not a statement (in a string): parse it whole
+            into[name] = (first, last)
+    if later and sum(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in later
+                     for n in walk_local(tree.body)) != len(later):
+        return None  # a function of the same name defined elsewhere too (under an `if`): whole
     mod = ModuleSummary(path=path)
     classes = LazyClasses({}, pending)
     classes.changed = True  # not in the cache yet
     mod.classes = classes
+    mod.functions = LazyFunctions({}, later, classes)
     summarizer = _Summarizer(mod, text)
-    summarizer.module(tree, deferred={id(placeholders[first]) for first, _ in pending.values()})
+    summarizer.module(tree, deferred={id(placeholders[first]) for first, _ in (*pending.values(), *later.values())})
     if any(info is not None and name.split(".")[0] in pending for name, info in classes.done.items()):
         return None  # a class of the same name bound elsewhere too (under an `if`): whole
     classes.bind(mod, lambda: text, summarizer.constants)
@@ -221,6 +253,10 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
         self._summarizer: _Summarizer | None = None
         self._lines: list[str] | None = None
         self._on_error: Callable[[str], None] | None = None
+        # per pending class, what its header or text tells without parsing the class
+        self._heads: dict[str, tuple[Ref, ...] | None] = {}
+        self._texts: dict[str, str] = {}
+        self._offsets: list[int] | None = None  # where each line of the text starts
 
     def bind(self, mod: ModuleSummary, text: Callable[[], str],
              constants: dict[str, frozenset[str]] | None = None,
@@ -240,6 +276,7 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
         state = dict(self.__dict__)
         for name in ("_mod", "_text", "_summarizer", "_lines", "_on_error"):
             state[name] = None
+        state["_heads"], state["_texts"], state["_offsets"] = {}, {}, None
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -258,6 +295,46 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
             self._lines = split_lines(self._text())
         first, last = self.pending[name]
         return first, _header(self._lines, first), "".join(self._lines[first - 1:last])
+
+    def _pending_lines(self) -> list[str]:
+        assert self._text is not None, "bind() before use"
+        if self._lines is None:
+            self._lines = split_lines(self._text())
+        return self._lines
+
+    def header_bases(self, name: str) -> tuple[Ref, ...] | None:
+        """The bases of a top-level class not parsed yet, as its parse would give them
+        (`ClassInfo.bases`), read from its header alone: what an MRO needs of each class it
+        passes. None once it is parsed, or where the header does not parse alone."""
+        if name not in self.pending or self.done.get(name) is not None or self._text is None:
+            return None
+        if name not in self._heads:
+            node = None
+            with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError, IndexError):
+                node = ast.parse(_header(self._pending_lines(), self.pending[name][0]).strip() + "\n    pass\n").body[0]
+            self._heads[name] = tuple(
+                r for b in node.bases
+                for r in expression_refs(b.value if isinstance(b, ast.Subscript) else b, None)) \
+                if isinstance(node, ast.ClassDef) and node.name == name and not node.decorator_list else None
+        return self._heads[name]
+
+    def may_bind(self, name: str, word: str) -> bool:
+        """False only where a top-level class not parsed yet cannot bind `word` (as a method,
+        class attribute or import, or on `self`): its text lacks the word. A class body binds a
+        name only where the name is written (a name set through a non-literal is `self.<?>`), so
+        a class whose text lacks it is not parsed to learn so."""
+        if name not in self.pending or self.done.get(name) is not None or self._text is None:
+            return True
+        return word in self._class_text(name)
+
+    def may_define(self, name: str, method: str) -> bool:
+        """False only where a top-level class not parsed yet cannot define `method`: a method is a
+        `def` statement, and its text has none of that name."""
+        if not self.may_bind(name, method):
+            return False
+        if name not in self._texts:
+            return True
+        return re.search(rf"\bdef[\s\\]+{re.escape(method)}\b", self._texts[name]) is not None
 
     # -- the mapping ---------------------------------------------------------
     def __getitem__(self, name: str) -> ClassInfo:
@@ -308,25 +385,56 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
         whose header names a class so found, until none is left); every parsed class, in order."""
         if self.pending:
             assert self._text is not None, "bind() before use"
-            if self._lines is None:
-                self._lines = split_lines(self._text())
-            lines = self._lines
+            lines = self._pending_lines()
             found = {name for name, info in self.done.items() if info is not None}
+            todo = self._matching(pattern)  # the pattern is searched once: the rounds add subclasses
             while True:
                 bases = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(found))) + r")\b") \
                     if subclasses and found else None
-                todo = [name for name, (first, last) in self.pending.items()
-                        if pattern.search("".join(lines[first - 1:last]))
-                        or (bases is not None and bases.search(_header(lines, first)))]
+                todo += [name for name, (first, _) in self.pending.items()
+                         if name not in todo and bases is not None and bases.search(_header(lines, first))]
                 if not todo:
                     break
                 for name in todo:
                     if name in self.pending:
                         self._parse(name)
+                todo = []
                 found = {name for name, info in self.done.items() if info is not None} - found
                 if not subclasses:
                     break
         return [info for info in self.done.values() if info is not None]
+
+    def _class_text(self, name: str) -> str:
+        if name not in self._texts:
+            first, last = self.pending[name]
+            self._texts[name] = "".join(self._pending_lines()[first - 1:last])
+        return self._texts[name]
+
+    def _matching(self, pattern: re.Pattern[str]) -> list[str]:
+        """The pending classes whose text, searched alone, `pattern` finds, in file order. The
+        module's text is scanned once, and a class is searched alone only where a match starts
+        in it; a pattern that may read the edges of the text it is given (anchors, lookbehind)
+        searches each class alone."""
+        names = sorted(self.pending, key=lambda n: self.pending[n][0])
+        if _EDGES.search(pattern.pattern):
+            return [n for n in names if pattern.search(self._class_text(n))]
+        lines = self._pending_lines()
+        if self._offsets is None or len(self._offsets) != len(lines) + 1:
+            self._offsets = list(itertools.accumulate((len(line) for line in lines), initial=0))
+        assert self._text is not None, "bind() before use"
+        offsets, text = self._offsets, self._text()
+        starts = [offsets[self.pending[n][0] - 1] for n in names]
+        ends = [offsets[self.pending[n][1]] for n in names]
+        out, pos = [], 0
+        while (m := pattern.search(text, pos)) is not None:
+            i = bisect.bisect_right(starts, m.start()) - 1
+            if i >= 0 and m.start() < ends[i]:
+                if pattern.search(self._class_text(names[i])):
+                    out.append(names[i])
+                pos = ends[i]
+            else:
+                pos = m.start() + 1
+        return out
 
     # -- parsing -------------------------------------------------------------
     def parse_all(self) -> None:
@@ -337,6 +445,7 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
 
     def _parse(self, name: str) -> None:
         first, last = self.pending.pop(name)
+        self._texts.pop(name, None)
         assert self._mod is not None and self._text is not None, "bind() before use"
         text = self._text()
         if self._lines is None:
@@ -352,11 +461,8 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
         if not (isinstance(node, ast.ClassDef) and node.name == name and node.lineno == first):
             self._whole(text)
             return
-        if self._summarizer is None:
-            self._summarizer = _Summarizer(self._mod, text)
-            self._summarizer.constants = self.constants
         before = len(self.done)
-        self._summarizer.classdef(node, prefix="")
+        self.summarizer(text).classdef(node, prefix="")
         inner = list(self.done)[before:]
         if inner:  # its nested classes go right after it, where a whole parse puts them
             order: dict[str, ClassInfo | None] = {}
@@ -366,6 +472,14 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
                 if key == name:
                     order.update((k, self.done[k]) for k in inner)
             self.done = order
+
+    def summarizer(self, text: str) -> _Summarizer:
+        """The summariser of the module's own parse, or one made for its text (after the cache)."""
+        if self._summarizer is None:
+            assert self._mod is not None
+            self._summarizer = _Summarizer(self._mod, text)
+            self._summarizer.constants = self.constants
+        return self._summarizer
 
     def _whole(self, text: str) -> None:
         """A class that did not parse alone: the whole file decides, as if never lazy."""
@@ -383,9 +497,12 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
             self._fail(f"cannot parse: {exc}")
             return
         whole = summarize(tree, text, self._mod.path)
-        for name in ("names", "functions", "entry_classes", "entry_refs", "star_imports", "all_names",
-                     "late_members"):
+        for name in ("names", "entry_classes", "entry_refs", "star_imports", "all_names", "late_members"):
             setattr(self._mod, name, getattr(whole, name))
+        if isinstance(self._mod.functions, LazyFunctions):  # the same mapping, now whole
+            self._mod.functions.done, self._mod.functions.pending = dict(whole.functions), {}
+        else:
+            self._mod.functions = whole.functions
         self.done = dict(whole.classes)
 
 
@@ -395,8 +512,90 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
         self.pending = {}
         self.error = why
         self.done = {name: info for name, info in self.done.items() if info is not None}
+        functions = self._mod.functions if self._mod is not None else None
+        if isinstance(functions, LazyFunctions):
+            functions.pending = {}
+            functions.done = {name: info for name, info in functions.done.items() if info is not None}
         if self._on_error is not None:
             self._on_error(why)
+
+
+class LazyFunctions(MutableMapping[str, FunctionInfo]):
+    """A module's top-level functions, those still `pending` (name -> first, last line) parsed
+    on first lookup, from the text, summariser and error handling of the module's LazyClasses
+    (`classes`), which the project binds; iterating or counting parses them all. `done` keeps
+    the order a whole parse makes: a pending function holds its place with None."""
+
+    def __init__(self, done: dict[str, FunctionInfo | None], pending: dict[str, tuple[int, int]],
+                 classes: LazyClasses | None = None):
+        self.done = done
+        self.pending = pending
+        self.classes = classes
+
+    def get(self, name: str, default=None):
+        found = self.done.get(name)
+        if found is None and name in self.pending:
+            self._parse(name)
+            found = self.done.get(name)
+        return default if found is None else found
+
+    def __getitem__(self, name: str) -> FunctionInfo:
+        found = self.get(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    def __setitem__(self, name: str, info: FunctionInfo) -> None:
+        self.done[name] = info
+
+    def __delitem__(self, name: str) -> None:
+        self.get(name)
+        del self.done[name]
+
+    def parse_all(self) -> None:
+        for name in list(self.pending):
+            if name in self.pending:
+                self._parse(name)
+
+    def __iter__(self) -> Iterator[str]:
+        self.parse_all()
+        return iter([name for name, info in self.done.items() if info is not None])
+
+    def __len__(self) -> int:
+        self.parse_all()
+        return sum(info is not None for info in self.done.values())
+
+    def __repr__(self) -> str:
+        return f"LazyFunctions(done={list(self.done)}, pending={list(self.pending)})"
+
+    def __eq__(self, other: object) -> bool:
+        """Two lazy mappings are equal as data (parsed functions, pending lines); against any
+        other mapping, once every function is parsed."""
+        if isinstance(other, LazyFunctions):
+            return self.done == other.done and self.pending == other.pending
+        return super().__eq__(other)
+
+    __hash__ = None  # mutable, as dict
+
+    def _parse(self, name: str) -> None:
+        owner = self.classes
+        assert owner is not None and owner._text is not None and owner._mod is not None, "bind() before use"
+        first, last = self.pending.pop(name)
+        text = owner._text()
+        lines = owner._pending_lines()
+        node = None
+        with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = ast.parse("\n" * (first - 1) + "".join(lines[first - 1:last]), filename=owner._mod.path)
+            node = tree.body[0] if len(tree.body) == 1 else None
+        owner.changed = True
+        if not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+                and node.lineno == first):
+            owner._whole(text)  # the whole file decides, as if never lazy (this mapping made whole)
+            return
+        self.done[name] = owner.summarizer(text).function(node, _Body(node, node.name))
 
 
 class _Body:
@@ -436,6 +635,8 @@ class _Summarizer:
             self.toplevel(node)
             if isinstance(node, ast.ClassDef) and id(node) in deferred:
                 self.mod.classes[node.name] = None  # its place, until parsed (LazyClasses)
+            elif isinstance(node, ast.FunctionDef) and id(node) in deferred:
+                self.mod.functions[node.name] = None  # its place (LazyFunctions)
             elif isinstance(node, ast.ClassDef):
                 self.classdef(node, prefix="")
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

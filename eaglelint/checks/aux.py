@@ -93,7 +93,7 @@ class AuxChecker:
         """A language model with its own LM head and logits processor, not a bare decoder."""
         mro = self.resolver.mro(cls)
         return cls.qualname.endswith("ForCausalLM") or any(
-            "logits_processor" in self.resolver.info(c).self_assigns for c in mro)
+            self.resolver.assigns(c, "logits_processor") for c in mro)
 
     def problems(self, wrapper: ClassEntity, attr: str, wrapped: list[ClassEntity], has_member,
                  captures: tuple[str, ...] = CAPTURES[:1]) -> list[AuxProblem]:
@@ -101,7 +101,7 @@ class AuxChecker:
                      or any(self.resolver.find_member(c, h) for c in wrapped)), None)
         if hook is None:
             return []  # no capture hook of the selected packs can reach this model
-        owner = next((c for c in self.resolver.mro(wrapper) if "forward" in self.resolver.info(c).methods), None)
+        owner = next((c for c in self.resolver.mro(wrapper) if self.resolver.defines(c, "forward")), None)
         if owner is None:
             return []
         forward = self.methods.method_node(owner, "forward", positions=True)  # that method's lines only

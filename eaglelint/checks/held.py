@@ -167,7 +167,7 @@ def _has_head(resolver: Resolver, analysis: OwnerAnalysis, cls: ClassEntity) -> 
     """A language model: a `*ForCausalLM`, or a class that owns `lm_head` or gives out its
     embedding and head. A decoder (Qwen2MoeModel, which defines the EAGLE-3 setter) has none."""
     return analysis.is_full_model(cls) or has_member(resolver, cls, EMBED_AND_HEAD) \
-        or any(HEAD in resolver.info(c).self_assigns for c in resolver.mro(cls))
+        or any(resolver.assigns(c, HEAD) for c in resolver.mro(cls))
 
 
 def held_wrapper(resolver: Resolver, cls: ClassEntity, info: ClassInfo, by_name: tuple[str, ...],
@@ -189,7 +189,7 @@ def _chosen_here(resolver: Resolver, cls: ClassEntity, attr: str, members: tuple
     `self.llm = self.init_llm(...)`), so the base is no wrapper, and each subclass that
     overrides the builder with a language model is one, judged on its own choice."""
     mro = resolver.mro(cls)
-    at = next((i for i, c in enumerate(mro) if i and attr in resolver.info(c).self_assigns), None)
+    at = next((i for i, c in enumerate(mro) if i and resolver.assigns(c, attr)), None)
     if at is None or holds_language_model(resolver, mro[at], attr, members) \
             or not holds_language_model(resolver, cls, attr, members):
         return False

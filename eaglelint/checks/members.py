@@ -183,7 +183,7 @@ def _provider(resolver: Resolver, classes: list[ClassEntity], name: str) -> tupl
             return cls, member
     for cls in classes:
         for owner in resolver.mro(cls):
-            assigns = resolver.info(owner).self_assigns.get(name)
+            assigns = resolver.assigns(owner, name)
             if assigns:
                 return cls, Member(owner, assigns[0].line, None)
     for cls in classes:  # added after the body (a class decorator, `Cls.member = f`)

@@ -226,9 +226,11 @@ class Sketch:
     assigned: frozenset[str]
 
 
+# possessive `++`/`*+`: what follows each never matches what it would give back, so the matches
+# are those of the plain pattern, found without retrying every shorter split
 _DEF = re.compile(r"\n[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)")
-_CLASS_ATTR = re.compile(r"\n(?: {4}|\t)(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
-_SELF_SET = re.compile(r"self[ \t]*\.[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
+_CLASS_ATTR = re.compile(r"\n(?: {4}|\t)(\w++)[ \t]*+(?::[^=\n]*+)?=(?!=)")
+_SELF_SET = re.compile(r"self[ \t]*+\.[ \t]*+(\w++)[ \t]*+(?::[^=\n]*+)?=(?!=)")
 
 
 def sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:

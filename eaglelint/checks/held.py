@@ -38,7 +38,9 @@ from ..analysis.wrappers import wrapped_candidates
 from .owner import ClassIndex
 
 _HEADS = (HEAD.encode(), LOGITS.encode(), EMBED_AND_HEAD.encode())
-_ASSIGN = re.compile(rb"self\.(?P<attr>\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?P<callee>[\w.]+)\(")
+# possessive `++`/`*+`: what follows each never matches what it would give back, so the matches
+# are those of the plain pattern, found without retrying every shorter split
+_ASSIGN = re.compile(rb"self\.(?P<attr>\w++)[ \t]*+(?::[^=\n]*+)?=[ \t]*+(?P<callee>[\w.]++)\(")
 # `self.add_module("llm", Qwen2ForCausalLM(...))`, `setattr(self, name, LM(...))`: the name, or the
 # setter whose name argument is not a literal
 _SET_CALL = re.compile(rb"(?P<setter>add_module|register_module|setattr|__setattr__)[ \t]*\(\s*(?:self\s*,\s*)?"

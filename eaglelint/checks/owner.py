@@ -39,7 +39,9 @@ NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)
 
 _HEADER = re.compile(rb"^class[ \t]+(\w+)[ \t]*(?:\(([^)]*)\))?", re.M)
 _WORD = re.compile(rb"\w+")
-_FRESH = re.compile(rb"(\w+)\s*(?::[^=\n]*)?=\s*\(?\s*(?:\[\s*\]|list\(\)|[A-Z]\w*\()")
+# possessive `++`/`*+`: what follows each never matches what it would give back, so the matches
+# are those of the plain pattern, found without retrying every shorter split
+_FRESH = re.compile(rb"\b(\w++)\s*+(?::[^=\n]*+)?=\s*+\(?\s*+(?:\[\s*\]|list\(\)|[A-Z]\w*\()")
 _HEAD = re.compile(rb"self\.lm_head\s*(?::|=(?!=))")
 _DECODER = re.compile(rb"self\.(?:" + b"|".join(a.encode() for a in DECODER_ATTRS) + rb")\s*=(?!=)\s*([\w.]+)")
 _DEFS = tuple(b"def " + m.encode() for m in OWNER_MEMBERS)

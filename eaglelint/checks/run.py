@@ -143,7 +143,9 @@ def may_hold(attrs: tuple[str, ...], builders: set[str]) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-_BUILDER = re.compile(rb"self\s*\.\s*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*self\s*\.\s*(\w+)")
+# possessive `++`/`*+`: what follows each never matches what it would give back, so the matches
+# are those of the plain pattern, found without retrying every shorter split
+_BUILDER = re.compile(rb"self\s*+\.\s*+(\w++)[ \t]*+(?::[^=\n]*+)?=[ \t]*+self\s*+\.\s*+(\w+)")
 
 
 def _read(project: Project, files: list[Path], result: CheckResult) -> tuple[list[Path], dict[Path, bytes]]:

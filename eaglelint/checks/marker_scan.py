@@ -168,14 +168,33 @@ def subjects(context: Context) -> list[ClassEntity]:
     return out
 
 
+def scan_of(context: Context, iface: Interface) -> Scan:
+    """The run's scan for one marker pack (what each class holds, what the registry serves)."""
+    return context.memo(f"marker.scan.{iface.name}", lambda: Scan(
+        context.resolver, context.project, context.raws, iface.marker, context.held_names))
+
+
+def marked_targets(context: Context) -> list[tuple[ClassEntity, Interface]]:
+    """Classes of the given vLLM model files that list the marker (or inherit it) and that
+    vLLM serves as a target (every one outside a vLLM tree): the capture chain judges them."""
+    out = []
+    for iface in _marker_packs(context):
+        scan = scan_of(context, iface)
+        for cls in subjects(context):
+            if marker_in_mro(scan.resolver, cls, iface.marker) in (None, cls):
+                continue  # no marker, or the protocol itself
+            served = scan.served(cls)
+            if served is None or cls in served:
+                out.append((cls, iface))
+    return out
+
+
 def check(context: Context, cls: ClassEntity) -> list[Finding]:
     """The marker findings of one class, for each selected pack with a marker protocol."""
     scanned = context.memo("marker.scanned", lambda: {os.path.abspath(p) for p in context.raws})
     out: list[Finding] = []
     for iface in _marker_packs(context):
-        def make(marker: str = iface.marker) -> Scan:
-            return Scan(context.resolver, context.project, context.raws, marker, context.held_names)
-        scan = context.memo(f"marker.scan.{iface.name}", make)
+        scan = scan_of(context, iface)
         held = scan.held(cls)
         if held is not None and not _judged_by_base(scan, cls, held, scanned):
             subs = [s for s in scan.subclasses(cls) if scan.held(s) == held]

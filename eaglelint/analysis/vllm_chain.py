@@ -760,8 +760,7 @@ class _DecoderReader:
         found: list[ast.Return] = []
         _reachable(self.fn.body, found, self.aux)
         out = False
-        for ret in found:
-            value = ret.value
+        for value in (v for ret in found for v in _normal_values(ret.value, self.aux)):
             if isinstance(value, ast.Tuple) and any(isinstance(e, ast.Name) and e.id in self.aux for e in value.elts):
                 out = True
                 self.aux_positions |= {i for i, e in enumerate(value.elts) if isinstance(e, ast.Name)
@@ -909,6 +908,15 @@ class _ForwardReturns:
         if isinstance(value, ast.Subscript) and self._made(value.value) is not None:
             return ("drops", ())
         return ("other", ())
+
+
+def _normal_values(value: ast.AST | None, aux: set[str]) -> list[ast.AST | None]:
+    """What a returned expression is on the normal path (`(h, aux) if aux else h`: the tuple)."""
+    if isinstance(value, ast.IfExp):
+        truth = _normal(value.test, aux)
+        body, orelse = _normal_values(value.body, aux), _normal_values(value.orelse, aux)
+        return body if truth is True else orelse if truth is False else body + orelse
+    return [value]
 
 
 def _branches(value: ast.AST | None) -> list[ast.AST | None]:

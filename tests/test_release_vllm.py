@@ -299,13 +299,15 @@ CHAINS_HOLD = {
 
 
 # Chains that cannot be followed (never a finding), read by hand: the language model is chosen
-# by the checkpoint (mistral3.py, pixtral.py, nano_nemotron_vl.py: a loader given only
-# hf_config=...text_config); MiniMaxM3SparseForConditionalGeneration builds its language model
+# by the checkpoint (mistral3.py, lightonocr.py, pixtral.py, nano_nemotron_vl.py: a loader given
+# only hf_config=...text_config); MiniMaxM3SparseForConditionalGeneration builds its language model
 # outside `_mark_language_model`, so get_language_model() takes the first child with
 # embed_input_ids; KimiLinearForCausalLM.forward (kimi_k3 model.py:1473) may return a specialized
-# decode's result or `decode.normalize(hidden_states)`; the Transformers backend's setter
-# (transformers/base.py:845) records outputs through Hugging Face hooks.
-CHAINS_UNKNOWN = {"Mistral3ForConditionalGeneration", "PixtralForConditionalGeneration", "NemotronH_Nano_VL_V2",
+# decode's result or `decode.normalize(hidden_states)`. (The Transformers backend's classes,
+# defined in transformers/__init__.py, which does not mention vllm_config, are not read; their
+# setter, transformers/base.py:845, records outputs through Hugging Face hooks: unknown too.)
+CHAINS_UNKNOWN = {"Mistral3ForConditionalGeneration", "LightOnOCRForConditionalGeneration",
+                  "PixtralForConditionalGeneration", "NemotronH_Nano_VL_V2",
                   "MiniMaxM3SparseForConditionalGeneration", "KimiK3ForConditionalGeneration",
                   "KimiLinearForCausalLM"}
 
@@ -333,10 +335,10 @@ def test_vllm_0_33_chains_followed_to_a_collecting_decoder():
     project = Project()
     resolver = Resolver(project)
     chains = VllmChainAnalysis(resolver, OwnerAnalysis(resolver))
-    targets, holding, followed, unknown = [], {}, 0, set()
+    targets, holding, followed, unknown, broken = [], {}, 0, set(), set()
     registered = None
     for path in discover(vllm_model_dirs()).files:
-        if b"SupportsEagle3" not in path.read_bytes() and b"ForCausalLM(" not in path.read_bytes():
+        if b"vllm_config" not in path.read_bytes():  # files that build models, as the vllm pack reads
             continue
         mod = project.summary(path)
         for name in mod.classes if mod else ():
@@ -346,12 +348,14 @@ def test_vllm_0_33_chains_followed_to_a_collecting_decoder():
             if cls in registered and marker_in_mro(resolver, cls, "SupportsEagle3") not in (None, cls):
                 targets.append(cls)
                 chain = chains.chain(cls)
-                if chain.holds is None and not name.startswith("Transformers"):
+                if chain.holds is None:
                     unknown.add(name)
+                if chain.holds is False:
+                    broken.add((path.name, name))
                 if chain.holds:
                     followed += 1
                     holding[(path.name, name)] = chain.decoder.qualname
                     assert chains.decoder(chain.decoder).collects, name
-    assert len(set(targets)) == len(targets) >= 90 and followed >= 65
-    assert unknown == CHAINS_UNKNOWN
+    assert len(set(targets)) == len(targets) >= 80 and followed >= 70
+    assert unknown == CHAINS_UNKNOWN and broken == set(CHAIN_BREAKS)
     assert {k: holding.get(k) for k in CHAINS_HOLD} == CHAINS_HOLD

@@ -160,6 +160,15 @@ class VllmChainAnalysis:
             place, why = effect.fails[0]
             return Chain(served, SETTER, where, None, (Broken("c", f"{why}: the engine's call raises", place, None,
                                                               fails=True),), ())
+        default = self.resolver.find_member(served, DEFAULT_LAYERS)
+        if default is not None and default.function is not None:
+            asked = Effect()  # called when the draft config names no layers: only its failures matter
+            self._run(served, default.owner, DEFAULT_LAYERS, (), asked, 0)
+            if asked.fails:
+                place, why = asked.fails[0]
+                return Chain(served, SETTER, where, None, (Broken(
+                    "b", f"{why}: the engine's call of {DEFAULT_LAYERS} (when the draft config names no layers) "
+                         f"raises", place, None, fails=True),), ())
         broken: list[Broken] = []
         unknown = list(effect.unknown)
         decoder = None

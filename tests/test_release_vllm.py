@@ -264,3 +264,98 @@ def test_vllm_0_33_fix_adds_the_marker_and_forwards_where_needed(tmp_path):
             else:
                 assert name not in defined, cls  # the marker alone: nothing else written
     assert not by_code(check(roots), "EGL030")
+
+
+# The capture chain on 0.33.0 (analysis/vllm_chain.py), each row read by hand in the source:
+CHAIN_BREAKS = {
+    # the wrapper inherits SupportsEagle3 from Qwen2_5_VLForConditionalGeneration; its
+    # language model, Exaone4ForCausalLM (registry: exaone4), holds Exaone4Model(nn.Module),
+    # no EagleModelMixin: the protocol's default asserts (interfaces.py:1746)
+    ("exaone4_5.py", "Exaone4_5_ForConditionalGeneration"): "EGL050",
+    # lists SupportsEagle3; get_language_model() finds self.language_model (marked), a
+    # CohereCompassForCausalLM whose .model is CohereCompassTextModel(nn.Module): the assert fails
+    ("cohere_compass.py", "CohereCompassForConditionalGeneration"): "EGL050",
+    # inherits SupportsEagle3 through Qwen3_5ForConditionalGeneration; self.language_model is a
+    # Qwen4ExpForCausalLM, whose Qwen4ExpModel(nn.Module) is no EagleModelMixin: the assert fails
+    ("model.py", "Qwen4ExpForConditionalGeneration"): "EGL050",
+    # inherits SupportsEagle3 and the default setter from Qwen2ForCausalLM; MiMoModel(Qwen2Model)
+    # is a mixin (the write lands) but its forward override (mimo.py:60) never reads
+    # aux_hidden_state_layers and returns a tensor, which the runner unpacks as a pair
+    ("mimo.py", "MiMoForCausalLM"): "EGL051",
+}
+# Chains followed to a decoder that collects and returns the list, read by hand: the protocol's
+# default to self.model (llama.py, qwen3_moe.py: the list made in the helper's call; plamo3.py:
+# Plamo3Model._set_aux_hidden_state_layers forwards to self.layers, a Plamo3Decoder returning a
+# 3-tuple that Plamo3Model packs again); an own setter (deepseek_v2.py:1955 writes
+# self.model.aux_hidden_state_layers, read at :1561); a delegation (kimi_k25.py:470 to a
+# DeepseekV2ForCausalLM); a marked language model (qwen3_vl.py); minicpm.py unpacks and packs again.
+CHAINS_HOLD = {
+    ("llama.py", "LlamaForCausalLM"): "LlamaModel", ("qwen3_moe.py", "Qwen3MoeForCausalLM"): "Qwen3MoeModel",
+    ("plamo3.py", "Plamo3ForCausalLM"): "Plamo3Decoder", ("deepseek_v2.py", "DeepseekV2ForCausalLM"): "DeepseekV2Model",
+    ("kimi_k25.py", "KimiK25ForConditionalGeneration"): "DeepseekV2Model",
+    ("qwen3_vl.py", "Qwen3VLForConditionalGeneration"): "Qwen3LLMModel",
+    ("minicpm.py", "MiniCPMForCausalLM"): "MiniCPMModel",
+}
+
+
+# Chains that cannot be followed (never a finding), read by hand: the language model is chosen
+# by the checkpoint (mistral3.py, lightonocr.py, pixtral.py, nano_nemotron_vl.py: a loader given
+# only hf_config=...text_config); MiniMaxM3SparseForConditionalGeneration builds its language model
+# outside `_mark_language_model`, so get_language_model() takes the first child with
+# embed_input_ids; KimiLinearForCausalLM.forward (kimi_k3 model.py:1473) may return a specialized
+# decode's result or `decode.normalize(hidden_states)`. (The Transformers backend's classes,
+# defined in transformers/__init__.py, which does not mention vllm_config, are not read; their
+# setter, transformers/base.py:845, records outputs through Hugging Face hooks: unknown too.)
+CHAINS_UNKNOWN = {"Mistral3ForConditionalGeneration", "LightOnOCRForConditionalGeneration",
+                  "PixtralForConditionalGeneration", "NemotronH_Nano_VL_V2",
+                  "MiniMaxM3SparseForConditionalGeneration", "KimiK3ForConditionalGeneration",
+                  "KimiLinearForCausalLM"}
+
+
+def test_vllm_0_33_capture_chain_breaks(findings):
+    chain = {(Path(f.path).name, f.class_name): f.code for f in findings if f.code in ("EGL050", "EGL051", "EGL052")}
+    assert chain == CHAIN_BREAKS
+    mimo = next(f for f in findings if f.class_name == "MiMoForCausalLM")
+    # the writer named is the mixin's setter, reached through the protocol's default
+    write = Path(mimo.wrapped_path).read_text().splitlines()[mimo.wrapped_line - 1]
+    assert (Path(mimo.wrapped_path).name, mimo.provider_class) == ("interfaces.py", "SupportsEagle3")
+    assert write.strip().startswith("self.aux_hidden_state_layers = ")
+    forward = class_node(vllm_root() / MODELS / "mimo.py", "MiMoModel")
+    assert "aux_hidden_state" not in ast.unparse(function_node(forward, "forward"))
+    assert base_names(forward) == ["Qwen2Model"]
+
+
+def test_vllm_0_33_chains_followed_to_a_collecting_decoder():
+    from eaglelint.analysis.owners import OwnerAnalysis
+    from eaglelint.analysis.resolve import ClassEntity, Resolver
+    from eaglelint.analysis.vllm_chain import VllmChainAnalysis
+    from eaglelint.analysis.vllm_registry import registry_for, served
+    from eaglelint.checks.marker import marker_in_mro
+
+    project = Project()
+    resolver = Resolver(project)
+    chains = VllmChainAnalysis(resolver, OwnerAnalysis(resolver))
+    targets, holding, followed, unknown, broken = [], {}, 0, set(), set()
+    registered = None
+    for path in discover(vllm_model_dirs()).files:
+        if b"vllm_config" not in path.read_bytes():  # files that build models, as the vllm pack reads
+            continue
+        mod = project.summary(path)
+        for name in mod.classes if mod else ():
+            cls = ClassEntity(mod.path, name)
+            if registered is None:
+                registered = served(resolver, registry_for(project, mod.path))
+            if cls in registered and marker_in_mro(resolver, cls, "SupportsEagle3") not in (None, cls):
+                targets.append(cls)
+                chain = chains.chain(cls)
+                if chain.holds is None:
+                    unknown.add(name)
+                if chain.holds is False:
+                    broken.add((path.name, name))
+                if chain.holds:
+                    followed += 1
+                    holding[(path.name, name)] = chain.decoder.qualname
+                    assert chains.decoder(chain.decoder).collects, name
+    assert len(set(targets)) == len(targets) >= 80 and followed >= 70
+    assert unknown == CHAINS_UNKNOWN and broken == set(CHAIN_BREAKS)
+    assert {k: holding.get(k) for k in CHAINS_HOLD} == CHAINS_HOLD

@@ -81,6 +81,8 @@ class GraniteModel(nn.Module, EagleModelMixin):
         aux_hidden_states = []
         for idx, layer in enumerate(self.layers):
             aux_hidden_states = self._maybe_add_hidden_state(aux_hidden_states, idx, input_ids, None)
+        if len(aux_hidden_states) > 0:
+            return input_ids, aux_hidden_states
         return input_ids
 
 

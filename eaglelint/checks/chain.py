@@ -22,9 +22,11 @@ from ..analysis.capture_chain import Broken, CaptureChainAnalysis, Chain
 from ..analysis.owners import OwnerAnalysis
 from ..analysis.resolve import ClassEntity
 from ..analysis.roles import is_draft, is_draft_name
+from ..analysis.vllm_chain import VllmChainAnalysis
 from ..findings import Finding
 from .aux import captures
 from .context import Context
+from .marker_scan import marked_targets
 from .owner import ClassIndex
 
 CODE_BY_LINK = {"b": "EGL050", "c": "EGL051", "d": "EGL051", "e": "EGL052", "f": "EGL053", "g": "EGL053"}
@@ -95,7 +97,22 @@ def files(context: Context) -> list[Path]:
 def subjects(context: Context) -> list[ClassEntity]:
     """Registered, non-draft classes of those files that pass the same bytes test (their
     chains are judged in `check`): a registered class beside them that neither defines a
-    capture member nor subclasses one is not parsed."""
+    capture member nor subclasses one is not parsed. With a vLLM marker pack, also the
+    served classes of vLLM's model files that list the marker (vllm_chain.py)."""
+    out = [cls for cls in _vllm_targets(context) if cls not in _sglang_subjects(context)]
+    return _sglang_subjects(context) + out
+
+
+def _vllm_targets(context: Context) -> dict[ClassEntity, str]:
+    """vLLM targets whose chain is followed, each with its pack's name (none without the pack)."""
+    return context.memo("chain.vllm", lambda: {cls: iface.name for cls, iface in marked_targets(context)})
+
+
+def _sglang_subjects(context: Context) -> list[ClassEntity]:
+    return context.memo("chain.subjects", lambda: _find_subjects(context))
+
+
+def _find_subjects(context: Context) -> list[ClassEntity]:
     out = []
     names = _hook_names(context)
     for path in files(context):
@@ -114,7 +131,16 @@ def analysis(context: Context) -> CaptureChainAnalysis:
 
 
 def check(context: Context, cls: ClassEntity) -> list[Finding]:
-    out: list[Finding] = []
+    vllm = _vllm_targets(context)
+    if cls in vllm:
+        chain = context.memo("chain.vllm.analysis", lambda: VllmChainAnalysis(
+            context.resolver, context.memo("owner.analysis", lambda: OwnerAnalysis(context.resolver)))).chain(cls)
+        found = [_finding(context, chain, b, vllm[cls]) for b in chain.broken] if chain is not None else []
+        if cls not in _sglang_subjects(context):
+            return found
+    else:
+        found = []
+    out: list[Finding] = found
     chains = analysis(context)
     interfaces = {m.name: m.interface for m in context.methods}
     for hook in captures(context):

@@ -22,13 +22,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..analysis.class_body import class_node, local_nodes, method_node
+from ..analysis.class_body import class_node
 from ..analysis.prefilter import DEFAULT_HELD_ATTR
-from ..analysis.refs import Ref
-from ..analysis.resolve import ClassEntity, InstanceEntity, Resolver
+from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.sources import SourceError
 
-MIXIN = "EagleModelMixin"  # vLLM's decoder mixin that collects the aux hidden states
 SETTER = "set_aux_hidden_state_layers"
 DEFAULT_LAYERS = "get_eagle3_default_aux_hidden_state_layers"
 LANGUAGE_MODEL_GETTER = "get_language_model"  # SupportsMultiModal's, which the defaults try first
@@ -125,56 +123,3 @@ def _marks(call: ast.AST, deep: bool) -> bool:
             and call.func.attr in ("_mark_language_model", "_mark_composite_model")):
         return False
     return not deep or any(k.arg in ("targets", "language_targets") for k in call.keywords)
-
-
-def decoder_problem(resolver: Resolver, lm: ClassEntity, marker: ClassEntity) -> tuple[ClassEntity, int, str] | None:
-    """Why the language model itself would not collect aux hidden states, or None.
-
-    Its decoder (`self.model`) overrides forward without collecting them, or it relies on
-    the protocol's setter while its decoder is not an EagleModelMixin (the setter asserts)."""
-    broken = decoder_without_capture(resolver, lm)
-    if broken is not None:
-        return (*broken, "overrides forward without collecting aux hidden states")
-    setter = resolver.find_member(lm, SETTER)
-    if setter is None or setter.owner != marker:
-        return None
-    for ent in resolver.evaluate(Ref("self", "model"), lm.path, lm):
-        if isinstance(ent, InstanceEntity) and not any(c.qualname == MIXIN for c in resolver.mro(ent.cls)):
-            info = resolver.info(ent.cls)
-            return ent.cls, info.line, f"is not an {MIXIN}, which the protocol's {SETTER} asserts"
-    return None
-
-
-def decoder_without_capture(resolver: Resolver, lm: ClassEntity) -> tuple[ClassEntity, int] | None:
-    """The decoder class (`self.model` of the language model) whose own forward override
-    never collects aux hidden states, though it inherits vLLM's EagleModelMixin."""
-    for ent in resolver.evaluate(Ref("self", "model"), lm.path, lm):
-        if not isinstance(ent, InstanceEntity):
-            continue
-        decoder = ent.cls
-        if not any(c.qualname == MIXIN for c in resolver.mro(decoder)):
-            continue
-        member = resolver.find_member(decoder, "forward")
-        if member is None or member.owner.qualname == MIXIN or member.function is None:
-            continue
-        try:
-            tree = resolver.project.tree(member.owner.path)
-        except SourceError:
-            continue
-        cls = class_node(tree, member.owner.qualname)
-        forward = method_node(cls, "forward") if cls is not None else None
-        if forward is not None and not _collects(forward):
-            return member.owner, member.line
-    return None
-
-
-def _collects(forward: ast.AST) -> bool:
-    """Mentions the aux hidden states, or hands the work to a base's forward."""
-    for node in local_nodes(forward):
-        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
-        if "aux_hidden_state" in name or name == "_maybe_add_hidden_state":
-            return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "forward" \
-                and isinstance(node.func.value, ast.Call) and getattr(node.func.value.func, "id", "") == "super":
-            return True
-    return False

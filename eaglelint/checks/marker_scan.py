@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..analysis.owners import OwnerAnalysis
 from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.vllm_chain import VllmChainAnalysis
 from ..analysis.vllm_registry import registry_for, served
 from ..analysis.wrappers import wrapped_candidates
 from ..findings import Finding
@@ -30,7 +32,6 @@ from ..packs import Interface
 from .context import Context
 from .marker import (
     Held,
-    decoder_problem,
     delegations,
     listers,
     marker_in_mro,
@@ -62,7 +63,15 @@ class Scan:
     marker: str
     wrapper_attrs: tuple[str, ...] = DEFAULT_WRAPPER_ATTRS
     _held: dict = field(default_factory=dict)
+    _chains: VllmChainAnalysis | None = None
     _served: dict = field(default_factory=dict)
+
+    @property
+    def chains(self) -> VllmChainAnalysis:
+        """The capture chains, which decide EGL031: whether the language model itself would capture."""
+        if self._chains is None:
+            self._chains = VllmChainAnalysis(self.resolver, OwnerAnalysis(self.resolver))
+        return self._chains
 
     def served(self, cls: ClassEntity) -> set[ClassEntity] | None:
         """Classes the registry of cls's tree serves; None outside a vLLM tree (all count)."""
@@ -168,14 +177,33 @@ def subjects(context: Context) -> list[ClassEntity]:
     return out
 
 
+def scan_of(context: Context, iface: Interface) -> Scan:
+    """The run's scan for one marker pack (what each class holds, what the registry serves)."""
+    return context.memo(f"marker.scan.{iface.name}", lambda: Scan(
+        context.resolver, context.project, context.raws, iface.marker, context.held_names))
+
+
+def marked_targets(context: Context) -> list[tuple[ClassEntity, Interface]]:
+    """Classes of the given vLLM model files that list the marker (or inherit it) and that
+    vLLM serves as a target (every one outside a vLLM tree): the capture chain judges them."""
+    out = []
+    for iface in _marker_packs(context):
+        scan = scan_of(context, iface)
+        for cls in subjects(context):
+            if marker_in_mro(scan.resolver, cls, iface.marker) in (None, cls):
+                continue  # no marker, or the protocol itself
+            served = scan.served(cls)
+            if served is None or cls in served:
+                out.append((cls, iface))
+    return out
+
+
 def check(context: Context, cls: ClassEntity) -> list[Finding]:
     """The marker findings of one class, for each selected pack with a marker protocol."""
     scanned = context.memo("marker.scanned", lambda: {os.path.abspath(p) for p in context.raws})
     out: list[Finding] = []
     for iface in _marker_packs(context):
-        def make(marker: str = iface.marker) -> Scan:
-            return Scan(context.resolver, context.project, context.raws, marker, context.held_names)
-        scan = context.memo(f"marker.scan.{iface.name}", make)
+        scan = scan_of(context, iface)
         held = scan.held(cls)
         if held is not None and not _judged_by_base(scan, cls, held, scanned):
             subs = [s for s in scan.subclasses(cls) if scan.held(s) == held]
@@ -223,15 +251,17 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
     at = f"{Path(lister.path).name}:{resolver.info(lister).line}"
     via = "" if lister == plan.lm else f" via {lister.qualname}"
     lm = f"{plan.lm.qualname}{via}, {at}"
-    problem = decoder_problem(resolver, plan.lm, plan.marker)
-    if problem is not None:
-        decoder, line, why = problem
+    chain = scan.chains.chain(plan.lm)  # what the marker would start: the language model's own chain
+    if chain is not None and chain.broken:
+        broken = chain.broken[0]
+        place = broken.reader or broken.writer or chain.member
         return [Finding(*where, DECODER_CODE,
                         f"{info.name} does not list {iface.marker}, but neither would it work with it: its "
-                        f"self.{held.attr} ({lm}) lists it while its decoder {decoder.qualname} "
-                        f"({Path(decoder.path).name}:{line}) {why}; fix the decoder first{also}",
-                        wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(decoder.path),
-                        wrapped_line=line, provider_class=decoder.qualname, **common)]
+                        f"self.{held.attr} ({lm}) lists it, and its own capture chain breaks at link "
+                        f"{broken.link}: {broken.message}; fix that first{also}",
+                        wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(place.cls.path),
+                        wrapped_line=place.line, provider_class=chain.decoder.qualname if chain.decoder else
+                        place.cls.qualname, **common)]
     forward = ""
     if plan.delegate:
         forward = (f", and forward {' and '.join(plan.delegate)} to self.{held.attr}: "

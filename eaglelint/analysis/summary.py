@@ -420,7 +420,7 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
             return [n for n in names if pattern.search(self._class_text(n))]
         lines = self._pending_lines()
         if self._offsets is None or len(self._offsets) != len(lines) + 1:
-            self._offsets = list(itertools.accumulate((len(line) for line in lines), initial=0))
+            self._offsets = list(itertools.accumulate(map(len, lines), initial=0))
         assert self._text is not None, "bind() before use"
         offsets, text = self._offsets, self._text()
         starts = [offsets[self.pending[n][0] - 1] for n in names]

@@ -413,3 +413,26 @@ def test_a_worker_sends_a_partly_parsed_summary_without_its_text():
     text = raw.decode()
     back.classes.bind(back, lambda: text)
     assert_same(back, whole(text, str(path)))
+
+
+@pytest.mark.parametrize("attrs,builders", [(("language_model", "llm"), {"init_llm"}),
+                                             (("model", "<setattr:12>"), set())],
+                         ids=["names and a builder", "a name set at run time"])
+def test_a_wrapper_pattern_with_its_needles_finds_the_classes_it_finds_alone(attrs, builders):
+    """Discovery's pattern (checks/run.py `may_hold`) searched where its needles occur finds, in
+    every module of a release, exactly the classes the pattern finds searched everywhere."""
+    from eaglelint.checks.run import hold_needles, may_hold
+
+    pattern, needles = may_hold(attrs, builders), hold_needles(attrs, builders)
+    found = 0
+    for path in sorted(models_dir("0.5.23").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        plain, fast = summarize_lazily(text, str(path)), summarize_lazily(text, str(path))
+        if plain is None:
+            continue
+        for mod in (plain, fast):
+            mod.classes.bind(mod, lambda text=text: text)
+        expected = [c.name for c in plain.classes_matching(pattern)]
+        assert [c.name for c in fast.classes_matching(pattern, needles=needles)] == expected, path.name
+        found += len(expected)
+    assert found > 50

@@ -279,3 +279,13 @@ class OwnerAnalysis:
                         if InstanceEntity(base) in held and member_at is not None and member_at.function:
                             return Sibling(cand, attr, member_at)
         return None
+
+
+def owner_analysis(resolver: Resolver) -> OwnerAnalysis:
+    """The one OwnerAnalysis of a resolver, with its capture chain (`.chains`): their caches
+    (method trees, decoders, chains) hold plain facts of the code, so every check of a run
+    shares them instead of reading each decoder's forward again."""
+    found = resolver.memos.get("owner.analysis")
+    if found is None:
+        found = resolver.memos["owner.analysis"] = OwnerAnalysis(resolver)
+    return found

@@ -94,13 +94,15 @@ class ModuleSummary:
     # its last plain assignment, then what `EntryClass += ...` / `.append` / `.extend` add
     entry_refs: tuple[Ref, ...] = ()
 
-    def classes_matching(self, pattern: re.Pattern[str] | None, subclasses: bool = False) -> list[ClassInfo]:
+    def classes_matching(self, pattern: re.Pattern[str] | None, subclasses: bool = False,
+                         needles: tuple[str, ...] | None = None) -> list[ClassInfo]:
         """At least the classes whose text `pattern` finds (with `subclasses`, and those that
         name one of them as a base, in this file), in source order: a lazily parsed module
         parses only those (a class without the text cannot have what the caller looks for);
-        classes already parsed come too. No pattern: every class."""
+        classes already parsed come too. No pattern: every class. `needles`: strings of which
+        every match of `pattern` holds one, found faster than the pattern is tried everywhere."""
         if pattern is not None and isinstance(self.classes, LazyClasses):
-            return self.classes.parsed_matching(pattern, subclasses)
+            return self.classes.parsed_matching(pattern, subclasses, needles)
         return list(self.classes.values())
 
 
@@ -380,14 +382,15 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
 
     __hash__ = None  # mutable, as dict
 
-    def parsed_matching(self, pattern: re.Pattern[str], subclasses: bool = False) -> list[ClassInfo]:
+    def parsed_matching(self, pattern: re.Pattern[str], subclasses: bool = False,
+                        needles: tuple[str, ...] | None = None) -> list[ClassInfo]:
         """Parse the pending classes whose lines `pattern` finds (and, with `subclasses`, those
         whose header names a class so found, until none is left); every parsed class, in order."""
         if self.pending:
             assert self._text is not None, "bind() before use"
             lines = self._pending_lines()
             found = {name for name, info in self.done.items() if info is not None}
-            todo = self._matching(pattern)  # the pattern is searched once: the rounds add subclasses
+            todo = self._matching(pattern, needles)  # searched once: the rounds add subclasses
             while True:
                 bases = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(found))) + r")\b") \
                     if subclasses and found else None
@@ -410,21 +413,20 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
             self._texts[name] = "".join(self._pending_lines()[first - 1:last])
         return self._texts[name]
 
-    def _matching(self, pattern: re.Pattern[str]) -> list[str]:
+    def _matching(self, pattern: re.Pattern[str], needles: tuple[str, ...] | None = None) -> list[str]:
         """The pending classes whose text, searched alone, `pattern` finds, in file order. The
         module's text is scanned once, and a class is searched alone only where a match starts
-        in it; a pattern that may read the edges of the text it is given (anchors, lookbehind)
-        searches each class alone."""
+        in it (with `needles`, where one of them occurs: every match holds one); a pattern that
+        may read the edges of the text it is given (anchors, lookbehind) searches each class
+        alone."""
         names = sorted(self.pending, key=lambda n: self.pending[n][0])
+        if needles is not None:
+            return self._holding(pattern, needles, names)
         if _EDGES.search(pattern.pattern):
             return [n for n in names if pattern.search(self._class_text(n))]
-        lines = self._pending_lines()
-        if self._offsets is None or len(self._offsets) != len(lines) + 1:
-            self._offsets = list(itertools.accumulate(map(len, lines), initial=0))
         assert self._text is not None, "bind() before use"
-        offsets, text = self._offsets, self._text()
-        starts = [offsets[self.pending[n][0] - 1] for n in names]
-        ends = [offsets[self.pending[n][1]] for n in names]
+        text = self._text()
+        starts, ends = self._spans(names)
         out, pos = [], 0
         while (m := pattern.search(text, pos)) is not None:
             i = bisect.bisect_right(starts, m.start()) - 1
@@ -435,6 +437,32 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
             else:
                 pos = m.start() + 1
         return out
+
+    def _spans(self, names: list[str]) -> tuple[list[int], list[int]]:
+        """Where each of `names` (pending, in file order) starts and ends in the module's text."""
+        lines = self._pending_lines()
+        if self._offsets is None or len(self._offsets) != len(lines) + 1:
+            self._offsets = list(itertools.accumulate(map(len, lines), initial=0))
+        offsets = self._offsets
+        return [offsets[self.pending[n][0] - 1] for n in names], [offsets[self.pending[n][1]] for n in names]
+
+    def _holding(self, pattern: re.Pattern[str], needles: tuple[str, ...], names: list[str]) -> list[str]:
+        """_matching where every match of `pattern` holds one of `needles`: the classes where a
+        needle occurs, each searched alone (a match inside a class's text holds its needle there)."""
+        assert self._text is not None, "bind() before use"
+        text = self._text()
+        starts, ends = self._spans(names)
+        hit: set[int] = set()
+        for needle in needles:
+            at = text.find(needle)
+            while at >= 0:
+                i = bisect.bisect_right(starts, at) - 1
+                if i >= 0 and at < ends[i]:
+                    hit.add(i)
+                    at = text.find(needle, ends[i])
+                else:
+                    at = text.find(needle, at + 1)
+        return [names[i] for i in sorted(hit) if pattern.search(self._class_text(names[i]))]
 
     # -- parsing -------------------------------------------------------------
     def parse_all(self) -> None:

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 
 from ..analysis.class_body import local_nodes
-from ..analysis.owners import OwnerAnalysis
+from ..analysis.owners import owner_analysis
 from ..analysis.presence import forwards_some, has_member
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft
@@ -87,7 +87,7 @@ def _mentions_aux(node: ast.AST) -> bool:
 class AuxChecker:
     def __init__(self, resolver: Resolver):
         self.resolver = resolver
-        self.methods = OwnerAnalysis(resolver)
+        self.methods = owner_analysis(resolver)
 
     def is_full_lm(self, cls: ClassEntity) -> bool:
         """A language model with its own LM head and logits processor, not a bare decoder."""

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from ..analysis.capture_chain import Broken, CaptureChainAnalysis, Chain
-from ..analysis.owners import OwnerAnalysis
+from ..analysis.owners import owner_analysis
 from ..analysis.resolve import ClassEntity
 from ..analysis.roles import is_draft, is_draft_name
 from ..analysis.vllm_chain import VllmChainAnalysis
@@ -126,8 +126,7 @@ def _find_subjects(context: Context) -> list[ClassEntity]:
 
 
 def analysis(context: Context) -> CaptureChainAnalysis:
-    return context.memo("chain.analysis", lambda: CaptureChainAnalysis(
-        context.resolver, context.memo("owner.analysis", lambda: OwnerAnalysis(context.resolver))))
+    return owner_analysis(context.resolver).chains
 
 
 def check(context: Context, cls: ClassEntity) -> list[Finding]:

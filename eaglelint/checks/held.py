@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 
 from ..analysis.discover import tree_files
-from ..analysis.owners import OwnerAnalysis
+from ..analysis.owners import OwnerAnalysis, owner_analysis
 from ..analysis.prefilter import dynamic_attr
 from ..analysis.presence import has_member
 from ..analysis.project import Project
@@ -157,9 +157,7 @@ def holds_language_model(resolver: Resolver, cls: ClassEntity, attr: str, member
     key = (cls, attr, members)
     if key not in memo:
         classes, _ = wrapped_candidates(resolver, cls, attr)
-        analysis = resolver.memos.get("held.owners")
-        if analysis is None:
-            analysis = resolver.memos["held.owners"] = OwnerAnalysis(resolver)
+        analysis = owner_analysis(resolver)
         memo[key] = any(any(has_member(resolver, c, m) for m in members) and _has_head(resolver, analysis, c)
                         for c in classes)
     return memo[key]

@@ -15,9 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..analysis.capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
+from ..analysis.capture_chain import CAPTURE_HOOK
 from ..analysis.capture_chain import FLAG as CAPTURE_FLAG
-from ..analysis.owners import OwnerAnalysis
+from ..analysis.owners import owner_analysis
 from ..analysis.prefilter import is_dynamic_attr
 from ..analysis.presence import late_member, presence
 from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
@@ -127,8 +127,7 @@ def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMet
                            (providing, len(candidates)))
         refused = _fix_refusal(resolver, cls, method, member)
         if method.name == CAPTURE_HOOK and refused is None and held_by == attr:
-            chains = run.memo("chain.analysis", lambda: CaptureChainAnalysis(
-                resolver, run.memo("owner.analysis", lambda: OwnerAnalysis(resolver))))
+            chains = owner_analysis(resolver).chains
             how, why = chains.wrapper_capture_plan(cls, candidates, attr)
             if how == "owner":
                 finding = replace(finding, message=finding.message.replace(

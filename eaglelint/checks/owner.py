@@ -23,7 +23,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..analysis.choices import held_classes
-from ..analysis.owners import ASSIGNS_DECODER, CAPTURE_HOOK, DECODER_ATTRS, OWNER_MEMBERS, Owner, OwnerAnalysis
+from ..analysis.owners import (
+    ASSIGNS_DECODER,
+    CAPTURE_HOOK,
+    DECODER_ATTRS,
+    OWNER_MEMBERS,
+    Owner,
+    OwnerAnalysis,
+    owner_analysis,
+)
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
@@ -178,7 +186,7 @@ def check(context: Context, cls: ClassEntity) -> list[Finding]:
     and those of registered subclasses that pass it another decoder (their own verdict)."""
     wanted = _wanted(context)
     resolver = context.resolver
-    analysis = context.memo("owner.analysis", lambda: OwnerAnalysis(resolver))
+    analysis = owner_analysis(resolver)
     index = context.memo("owner.index", lambda: ClassIndex(context.raws))
     registry = context.memo("owner.registry", lambda: Registry(resolver, context.project, index))
     gap = owner_gap(analysis, cls, tuple(wanted))

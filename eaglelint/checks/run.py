@@ -77,6 +77,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
     builders = {m[2].decode() for _, raw, _ in candidates for m in _BUILDER.finditer(raw)
                 if m[1].decode() in held_attrs}
     holding = {path: may_hold(by_name + attrs, builders) for path, _, attrs in candidates}
+    needles = {path: hold_needles(by_name + attrs, builders) for path, _, attrs in candidates}
 
     def analyse() -> list[Finding]:
         """Wrapper discovery, then every rule family: run again from the start, with a fresh
@@ -102,7 +103,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
             if mod is None:
                 found.append(file_error(path, project.errors.get(Path(os.path.abspath(path)), "")))
                 continue
-            for cls in mod.classes_matching(holding[path], subclasses=True):
+            for cls in mod.classes_matching(holding[path], subclasses=True, needles=needles[path]):
                 attr = held_wrapper(resolver, ClassEntity(mod.path, cls.name), cls, by_name, attrs, members)
                 if attr is not None:
                     wrappers[ClassEntity(mod.path, cls.name)] = attr
@@ -141,6 +142,15 @@ def may_hold(attrs: tuple[str, ...], builders: set[str]) -> re.Pattern[str]:
     if builders:
         pattern += r"|\b(?:" + "|".join(map(re.escape, sorted(builders))) + r")\b"
     return re.compile(pattern)
+
+
+def hold_needles(attrs: tuple[str, ...], builders: set[str]) -> tuple[str, ...]:
+    """Strings of which every match of `may_hold(attrs, builders)` holds one: the attributes'
+    and builders' names, and the setters' for a name set at run time."""
+    out = [a for a in attrs if not is_dynamic_attr(a)] + sorted(builders)
+    if any(is_dynamic_attr(a) for a in attrs):
+        out += ["add_module", "register_module", "setattr"]  # `__setattr__` holds `setattr`
+    return tuple(dict.fromkeys(out))
 
 
 # possessive `++`/`*+`: what follows each never matches what it would give back, so the matches

@@ -15,10 +15,11 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from ..analysis.capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
 from ..analysis.class_body import bound_in_class, class_node
-from ..analysis.owners import OwnerAnalysis
+from ..analysis.owners import owner_analysis
 from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
@@ -128,13 +129,26 @@ def owner_capture_member(attr: str, indent: str, step: str) -> list[str]:
         f"{indent}{step}{line}" for line in body]
 
 
+# the capture chain the planner asks, one per project: a project's files do not change while its
+# fixes are planned (a fix run relints into a new project), and each fix asked a fresh resolver
+# to read the same classes again. Renewed when a file turns out not to parse (errors grow).
+_planning: WeakKeyDictionary[Project, tuple[int, CaptureChainAnalysis]] = WeakKeyDictionary()
+
+
+def _chains(project: Project) -> CaptureChainAnalysis:
+    held = _planning.get(project)
+    if held is None or held[0] != len(project.errors):
+        held = _planning[project] = (len(project.errors), owner_analysis(Resolver(project)).chains)
+    return held[1]
+
+
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,
                 qualname: str) -> tuple[list[str], list[ImportNeed]]:
     if f.method == CAPTURE_HOOK and f.wrapped_class and f.wrapped_path:
-        resolver = Resolver(project)
+        chains = _chains(project)
         wrapper, attr = ClassEntity(str(file_of(f)), qualname), f.wrapper_attribute or DEFAULT_HELD_ATTR
-        held = wrapped_candidates(resolver, wrapper, attr)[0]
-        how, why = CaptureChainAnalysis(resolver, OwnerAnalysis(resolver)).wrapper_capture_plan(wrapper, held, attr)
+        held = wrapped_candidates(chains.resolver, wrapper, attr)[0]
+        how, why = chains.wrapper_capture_plan(wrapper, held, attr)
         if how == "owner":
             return owner_capture_member(attr, indent, step), []
         if how == "refuse":

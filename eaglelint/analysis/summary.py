@@ -16,6 +16,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from .class_body import class_statements, dotted, late_members, members_added_to_argument, star_module
 from .exprs import MAX_EXPANSION, expression_refs
@@ -238,7 +239,74 @@ def _header(lines: list[str], first: int) -> str:
     return text
 
 
-class LazyClasses(MutableMapping[str, ClassInfo]):
+_V = TypeVar("_V")
+
+
+class _Lazy(MutableMapping[str, _V]):
+    """A mapping whose `pending` entries (name -> first, last line) are parsed on first lookup;
+    iterating or counting parses them all. `done` keeps the order a whole parse makes: a
+    pending entry holds its place with None."""
+
+    done: dict[str, _V | None]
+    pending: dict[str, tuple[int, int]]
+
+    def _key(self, name: str) -> str:
+        """The pending entry that holds `name`."""
+        return name
+
+    def _parse(self, name: str) -> None:
+        raise NotImplementedError
+
+    def get(self, name: str, default=None):
+        found = self.done.get(name)
+        if found is None and self.pending and self._key(name) in self.pending:
+            self._parse(self._key(name))
+            found = self.done.get(name)
+        return default if found is None else found
+
+    def __getitem__(self, name: str) -> _V:
+        found = self.get(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    def __setitem__(self, name: str, info: _V) -> None:
+        self.done[name] = info
+
+    def __delitem__(self, name: str) -> None:
+        self.get(name)
+        del self.done[name]
+
+    def parse_all(self) -> None:
+        for name in list(self.pending):
+            if name in self.pending:
+                self._parse(name)
+
+    def __iter__(self) -> Iterator[str]:
+        self.parse_all()
+        return iter([name for name, info in self.done.items() if info is not None])
+
+    def __len__(self) -> int:
+        self.parse_all()
+        return sum(info is not None for info in self.done.values())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(done={list(self.done)}, pending={list(self.pending)})"
+
+    def __eq__(self, other: object) -> bool:
+        """Two lazy mappings are equal as data (parsed entries, pending lines); against any
+        other mapping, once every entry is parsed."""
+        if isinstance(other, type(self)):
+            return self.done == other.done and self.pending == other.pending
+        return super().__eq__(other)
+
+    __hash__ = None  # mutable, as dict
+
+
+class LazyClasses(_Lazy[ClassInfo]):
     """A module's classes, those still `pending` (name -> first, last line) parsed on first
     lookup; iterating or counting parses them all. `done` is in the order a whole parse makes:
     a pending class keeps its place with None, and its nested classes follow it once parsed."""
@@ -338,49 +406,8 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
             return True
         return re.search(rf"\bdef[\s\\]+{re.escape(method)}\b", self._texts[name]) is not None
 
-    # -- the mapping ---------------------------------------------------------
-    def __getitem__(self, name: str) -> ClassInfo:
-        found = self.get(name)
-        if found is None:
-            raise KeyError(name)
-        return found
-
-    def get(self, name: str, default=None):
-        found = self.done.get(name)
-        if found is None and self.pending and name.split(".")[0] in self.pending:
-            self._parse(name.split(".")[0])
-            found = self.done.get(name)
-        return default if found is None else found
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self.get(name) is not None
-
-    def __setitem__(self, name: str, info: ClassInfo) -> None:
-        self.done[name] = info
-
-    def __delitem__(self, name: str) -> None:
-        self.get(name)
-        del self.done[name]
-
-    def __iter__(self) -> Iterator[str]:
-        self.parse_all()
-        return iter(self.done)
-
-    def __len__(self) -> int:
-        self.parse_all()
-        return len(self.done)
-
-    def __repr__(self) -> str:
-        return f"LazyClasses(done={list(self.done)}, pending={list(self.pending)})"
-
-    def __eq__(self, other: object) -> bool:
-        """Two lazy mappings are equal as data (parsed classes, pending lines): what the cache
-        keeps; against any other mapping, once every class is parsed."""
-        if isinstance(other, LazyClasses):
-            return self.done == other.done and self.pending == other.pending
-        return super().__eq__(other)
-
-    __hash__ = None  # mutable, as dict
+    def _key(self, name: str) -> str:
+        return name.split(".")[0]  # a nested class comes with its top-level one
 
     def parsed_matching(self, pattern: re.Pattern[str], subclasses: bool = False,
                         needles: tuple[str, ...] | None = None) -> list[ClassInfo]:
@@ -465,12 +492,6 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
         return [names[i] for i in sorted(hit) if pattern.search(self._class_text(names[i]))]
 
     # -- parsing -------------------------------------------------------------
-    def parse_all(self) -> None:
-        if self.pending:
-            for name in list(self.pending):
-                if name in self.pending:
-                    self._parse(name)
-
     def _parse(self, name: str) -> None:
         first, last = self.pending.pop(name)
         self._texts.pop(name, None)
@@ -548,7 +569,7 @@ class LazyClasses(MutableMapping[str, ClassInfo]):
             self._on_error(why)
 
 
-class LazyFunctions(MutableMapping[str, FunctionInfo]):
+class LazyFunctions(_Lazy[FunctionInfo]):
     """A module's top-level functions, those still `pending` (name -> first, last line) parsed
     on first lookup, from the text, summariser and error handling of the module's LazyClasses
     (`classes`), which the project binds; iterating or counting parses them all. `done` keeps
@@ -559,54 +580,6 @@ class LazyFunctions(MutableMapping[str, FunctionInfo]):
         self.done = done
         self.pending = pending
         self.classes = classes
-
-    def get(self, name: str, default=None):
-        found = self.done.get(name)
-        if found is None and name in self.pending:
-            self._parse(name)
-            found = self.done.get(name)
-        return default if found is None else found
-
-    def __getitem__(self, name: str) -> FunctionInfo:
-        found = self.get(name)
-        if found is None:
-            raise KeyError(name)
-        return found
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self.get(name) is not None
-
-    def __setitem__(self, name: str, info: FunctionInfo) -> None:
-        self.done[name] = info
-
-    def __delitem__(self, name: str) -> None:
-        self.get(name)
-        del self.done[name]
-
-    def parse_all(self) -> None:
-        for name in list(self.pending):
-            if name in self.pending:
-                self._parse(name)
-
-    def __iter__(self) -> Iterator[str]:
-        self.parse_all()
-        return iter([name for name, info in self.done.items() if info is not None])
-
-    def __len__(self) -> int:
-        self.parse_all()
-        return sum(info is not None for info in self.done.values())
-
-    def __repr__(self) -> str:
-        return f"LazyFunctions(done={list(self.done)}, pending={list(self.pending)})"
-
-    def __eq__(self, other: object) -> bool:
-        """Two lazy mappings are equal as data (parsed functions, pending lines); against any
-        other mapping, once every function is parsed."""
-        if isinstance(other, LazyFunctions):
-            return self.done == other.done and self.pending == other.pending
-        return super().__eq__(other)
-
-    __hash__ = None  # mutable, as dict
 
     def _parse(self, name: str) -> None:
         owner = self.classes

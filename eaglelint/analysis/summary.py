@@ -138,22 +138,26 @@ _DEF_HEADER = re.compile(r"(?:async[ \t]+)?def[ \t]+(\w+)")
 _EDGES = re.compile(r"\^|\$|\\A|\\Z|\\B|\(\?<?[=!]")
 
 
-def class_chunks(lines: list[str]) -> list[tuple[str, int, int]]:
+def class_chunks(lines: list[str], starts: list[int] | None = None) -> list[tuple[str, int, int]]:
     """(name, first line, last line), 1-based, of each top-level class that can be parsed alone,
     from where lines start: a class runs to the next line that starts at column 0 with code."""
-    return _chunks(lines, _CLASS_HEADER)
+    return _chunks(lines, _CLASS_HEADER, code_at_0(lines) if starts is None else starts)
 
 
-def function_chunks(lines: list[str]) -> list[tuple[str, int, int]]:
+def function_chunks(lines: list[str], starts: list[int] | None = None) -> list[tuple[str, int, int]]:
     """The same for top-level functions (`def` or `async def` at column 0), undecorated."""
-    return _chunks(lines, _DEF_HEADER)
+    return _chunks(lines, _DEF_HEADER, code_at_0(lines) if starts is None else starts)
 
 
-def _chunks(lines: list[str], header_re: re.Pattern[str]) -> list[tuple[str, int, int]]:
-    # a closing bracket at column 0 ends a bracket opened above it (`):` of a class header
-    # whose bases run over lines, as black writes it): it starts nothing
-    starts = [i for i, line in enumerate(lines) if line[:1] not in (" ", "\t", "#", ")", "]", "}", "")
-              and line.strip()]
+def code_at_0(lines: list[str]) -> list[int]:
+    """The 0-based indexes of the lines that start with code at column 0. A closing bracket at
+    column 0 ends a bracket opened above it (`):` of a class header whose bases run over lines,
+    as black writes it): it starts nothing."""
+    return [i for i, line in enumerate(lines) if line[:1] not in (" ", "\t", "#", ")", "]", "}", "")
+            and line.strip()]
+
+
+def _chunks(lines: list[str], header_re: re.Pattern[str], starts: list[int]) -> list[tuple[str, int, int]]:
     chunks: list[tuple[str, int, int]] = []
     for k, i in enumerate(starts):
         header = header_re.match(lines[i])
@@ -175,10 +179,11 @@ def summarize_lazily(text: str, path: str) -> ModuleSummary | None:
     LazyFunctions); None when the module is better parsed whole (nothing to leave out, or the
     blanked parse disagrees)."""
     lines = split_lines(text)
-    chunks = class_chunks(lines)
+    starts = code_at_0(lines)  # once, for the classes and the functions
+    chunks = class_chunks(lines, starts)
     # a function that mentions `self` stays in the module's parse: a method written outside its
     # class (added after the body) or one that assigns what a wrapper holds, read with the module
-    defs = [(name, first, last) for name, first, last in function_chunks(lines)
+    defs = [(name, first, last) for name, first, last in function_chunks(lines, starts)
             if not any("self" in line for line in lines[first - 1:last])]
     if not chunks and not defs:
         return None

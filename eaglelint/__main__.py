@@ -1,5 +1,5 @@
 """`python -m eaglelint` runs the command line."""
 
-from .cli.main import main
+from .cli.main import entry
 
-main()
+entry()

@@ -216,3 +216,35 @@ def test_json_member_fields_say_which_pack_attribute_and_defining_class():
     for row in with_subclasses:
         # a subclass in another file is named with its file: `Child (child.py)`
         assert all(inherits(sub.split(" (")[0], row["class"].rsplit(".", 1)[-1]) for sub in row["subclasses"]), row
+
+
+def test_the_command_line_ends_without_tearing_down_yet_its_report_is_whole(tmp_path):
+    """`python -m eaglelint` (cli.main `entry`) leaves at once after a run, without freeing its
+    objects one by one; what it wrote to a pipe and to a file is whole, and the exit code is the
+    run's. A program calling `main()` gets control back (the line after it runs)."""
+    report = tmp_path / "report.json"
+    done = run("check", "--output-format", "json", MODELS / "wrapper_plain_assign.py")
+    assert done.returncode == 1 and len(json.loads(done.stdout)) == 3
+    done = run("check", "--output-format", "json", "--output-file", report, MODELS / "wrapper_plain_assign.py")
+    assert done.returncode == 1 and len(json.loads(report.read_text())) == 3
+    assert run("check", "--no-such-option").returncode == 2
+    diff = run("fix", "--diff", MODELS / "wrapper_plain_assign.py")  # written to sys.stdout, not echoed
+    assert diff.stdout.rstrip().endswith("EntryClass = [PlainWrapperForConditionalGeneration]")
+    # what is still in a buffer when the run ends is written before the process leaves
+    buffered = ("import sys\nimport eaglelint.cli.main\ncli = sys.modules['eaglelint.cli.main']\n"
+                "cli.main = lambda: sys.stdout.write('left in the buffer') and sys.exit(3)\ncli.entry()\n")
+    buffering = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # a pipe is block-buffered
+    done = subprocess.run([sys.executable, "-c", buffered], capture_output=True, text=True, env=buffering)
+    assert (done.stdout, done.returncode) == ("left in the buffer", 3)
+    code = ("import sys\nfrom eaglelint.cli import main\nsys.argv = ['eaglelint', 'check', sys.argv[1]]\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    print('exit', exc.code)\nprint('came back')\n")
+    done = subprocess.run([sys.executable, "-c", code, MODELS / "wrapper_plain_assign.py"], capture_output=True,
+                          text=True)
+    assert done.stdout.splitlines()[-2:] == ["exit 1", "came back"]
+
+
+def test_the_console_script_is_the_entry_that_leaves_at_once():
+    import tomllib
+
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["eaglelint"] == "eaglelint.cli:entry"

@@ -7,6 +7,7 @@ internal error. A user mistake is a one-line message, never a traceback.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -221,3 +222,27 @@ def main() -> None:
         click.echo(f"eaglelint: internal error: {type(exc).__name__}: {exc} "
                    "(run with --debug for the traceback)", err=True)
         sys.exit(2)
+
+
+def entry() -> None:
+    """The command line's own entry point (the `eaglelint` console script, `python -m
+    eaglelint`): `main()`, then the process ends without freeing, one by one, the syntax trees
+    and summaries a run leaves behind, a tenth of a cold check's time (as mypy leaves). Output is
+    flushed first; nothing else waits for the interpreter's exit (no atexit handler, no open
+    file, workers joined). `main()` stays the one a program calls, which returns."""
+    try:
+        main()
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed pipe: let the interpreter end as it would
+        sys.exit(code)  # type: ignore[arg-type]
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        print(code, file=sys.stderr, flush=True)
+        code = 1
+    os._exit(code)

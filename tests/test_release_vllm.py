@@ -172,6 +172,15 @@ def test_vllm_0_33_expected_rows_hold_in_the_source():
         lister_path = next(p for d in vllm_model_dirs() for p in d.rglob(lister_file))
         assert "SupportsEagle3" in base_names(class_node(lister_path, lister)), lister
     served = registry_classes(root)
+    for name, cls in FROM_CHECKPOINT.items():  # unmarked, served, loader given no literal architectures
+        node = class_node(root / MODELS / name, cls)
+        assert "SupportsEagle3" not in base_names(node) and cls in served, cls
+        calls = [c for c in ast.walk(function_node(node, "__init__")) if isinstance(c, ast.Call)
+                 and ast.unparse(c.func) == "init_vllm_registered_model"]
+        hf = [k for c in calls for k in c.keywords
+              if k.arg == "hf_config" or k.arg == "vllm_config" and "with_hf_config" in ast.unparse(k.value)]
+        assert len(calls) == 1 and hf, cls
+        assert not [k for k in calls[0].keywords if k.arg == "architectures" and isinstance(k.value, ast.List)], cls
     assert {"KeyeForConditionalGeneration", "KeyeVL1_5ForConditionalGeneration", "MiniCPMV"} <= served
     assert "BaseKeyeModule" not in served and "MiniCPMV2_6" not in served  # reached as subclass / __new__
 

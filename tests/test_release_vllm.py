@@ -93,7 +93,13 @@ DECODER_GAPS = {("granite4_vision.py", "Granite4VisionForConditionalGeneration")
 # Held through a loader whose architecture the checkpoint's config names (no literal):
 # `hf_config=config.text_config` (or get_text_config(), self.text_config, wrapped_model_config)
 # without `architectures=`, or `architectures=config.text_config.architectures`; glm4_1v's
-# third branch is `architectures = None`. None of these classes lists SupportsEagle3.
+# third branch is `architectures = None`. None of these classes lists SupportsEagle3, so
+# gpu_model_runner's supports_eagle3() check refuses EAGLE-3 whatever the checkpoint names:
+# EGL030 over every registered text model. Among those, DeepseekV2ForCausalLM
+# (deepseek_v2.py:1955) and others define their own set_aux_hidden_state_layers, and
+# TransformersForCausalLM (transformers/base.py:867, via Base) its own
+# get_eagle3_default_aux_hidden_state_layers; none of these wrappers defines either, so the
+# fix forwards both, raising where the class held lacks them.
 FROM_CHECKPOINT = {
     "blip2.py": "Blip2ForConditionalGeneration", "cohere2_vision.py": "Cohere2VisionForConditionalGeneration",
     "deepseek_ocr.py": "DeepseekOCRForCausalLM", "deepseek_ocr2.py": "DeepseekOCR2ForCausalLM",
@@ -117,6 +123,15 @@ WRITTEN_ON_EVERY_BRANCH = ("paligemma.py", "PaliGemmaForConditionalGeneration",
 # Wrappers that list SupportsEagle3 while the checkpoint picks their language model: nothing missing
 DECLARED = {("llava.py", "LlavaForConditionalGeneration"), ("mistral3.py", "Mistral3ForConditionalGeneration"),
             ("pixtral.py", "PixtralForConditionalGeneration"), ("lightonocr.py", "LightOnOCRForConditionalGeneration")}
+
+
+# The registered text models such a loader may build (vllm_registry.text_models), counted
+# by the separate ast reading below (text_model_classes): 120 classes, 51 listing
+# SupportsEagle3. eaglelint counts 119: Qwen4ExpForCausalLM's ROCm class
+# (vllm/models/qwen4_exp/amd/model.py) is bound only by the package's module-level
+# __getattr__, which its resolver does not follow; that class does not list the marker.
+TEXT_MODELS, LISTING = 119, 51
+UNFOLLOWED_BINDING = ("vllm/models/qwen4_exp/amd/model.py", "Qwen4ExpForCausalLM")
 
 
 def check(roots: list[Path], project: Project | None = None):
@@ -157,6 +172,15 @@ def test_vllm_0_33_expected_rows_hold_in_the_source():
         lister_path = next(p for d in vllm_model_dirs() for p in d.rglob(lister_file))
         assert "SupportsEagle3" in base_names(class_node(lister_path, lister)), lister
     served = registry_classes(root)
+    for name, cls in FROM_CHECKPOINT.items():  # unmarked, served, loader given no literal architectures
+        node = class_node(root / MODELS / name, cls)
+        assert "SupportsEagle3" not in base_names(node) and cls in served, cls
+        calls = [c for c in ast.walk(function_node(node, "__init__")) if isinstance(c, ast.Call)
+                 and ast.unparse(c.func) == "init_vllm_registered_model"]
+        hf = [k for c in calls for k in c.keywords
+              if k.arg == "hf_config" or k.arg == "vllm_config" and "with_hf_config" in ast.unparse(k.value)]
+        assert len(calls) == 1 and hf, cls
+        assert not [k for k in calls[0].keywords if k.arg == "architectures" and isinstance(k.value, ast.List)], cls
     assert {"KeyeForConditionalGeneration", "KeyeVL1_5ForConditionalGeneration", "MiniCPMV"} <= served
     assert "BaseKeyeModule" not in served and "MiniCPMV2_6" not in served  # reached as subclass / __new__
 
@@ -218,22 +242,136 @@ def test_vllm_0_33_choices_written_by_vllm_hold_in_the_source():
 
 
 def test_vllm_0_33_wrappers_missing_supports_eagle3(findings):
-    assert by_code(findings, "EGL030") == {(Path(p).name, c) for p, c, *_ in MARKER_GAPS}
+    assert by_code(findings, "EGL030") == {(Path(p).name, c) for p, c, *_ in MARKER_GAPS} | set(FROM_CHECKPOINT.items())
     assert by_code(findings, "EGL031") == DECODER_GAPS
     assert not by_code(findings, "EGL999")
 
 
-def test_vllm_0_33_unresolved_only_where_the_checkpoint_picks(findings):
-    unresolved = [f for f in findings if f.code == "EGL010"]
-    assert {(Path(f.path).name, f.class_name) for f in unresolved} == set(FROM_CHECKPOINT.items())
-    assert all("checkpoint's config" in f.message and "architectures" in f.message for f in unresolved)
+def test_vllm_0_33_checkpoint_choices_are_gaps_over_every_text_model(findings):
+    chosen = [f for f in findings if (Path(f.path).name, f.class_name) in FROM_CHECKPOINT.items()]
+    assert {(Path(f.path).name, f.class_name) for f in chosen} == set(FROM_CHECKPOINT.items())
+    assert {f.code for f in chosen} == {"EGL030"}
+    assert all("checkpoint's config" in f.message and "architectures" in f.message for f in chosen)
+    assert all(f"any of {TEXT_MODELS} registered text models, {LISTING} of which list" in f.message
+               for f in chosen)
+    assert not by_code(findings, "EGL010")  # every checkpoint's choice has its candidates
     assert not {(Path(f.path).name, f.class_name) for f in findings} & DECLARED
     assert not {(Path(f.path).name, f.class_name) for f in findings} & {WRITTEN_ON_EVERY_BRANCH[:2]}
     # glm4_1v.py:1800-1805: ["Glm4ForCausalLM"] / ["Glm4MoeForCausalLM"] (neither lists the marker:
-    # glm4.py:232, glm4_moe.py:534) or `architectures = None` for any other model_type: the checkpoint's
-    glm = next(f for f in unresolved if f.class_name == "Glm4vForConditionalGeneration")
-    assert "(none lists SupportsEagle3) or chosen at load time" in glm.message
-    assert "Glm4ForCausalLM" in glm.message and "Glm4MoeForCausalLM" in glm.message
+    # glm4.py:232, glm4_moe.py:534) or `architectures = None` for any other model_type: the
+    # checkpoint's; both literals are registered text models, so the union is the same set
+    glm = next(f for f in chosen if f.class_name == "Glm4vForConditionalGeneration")
+    assert "Glm4MoeForCausalLM, Glm4ForCausalLM or chosen at load time" in glm.message
+
+
+def registry_tables(root: Path) -> dict[str, dict[str, tuple[str, str]]]:
+    """registry.py's dict literals by name, `**_OTHER` spread as Python does."""
+    tables: dict[str, dict[str, tuple[str, str]]] = {}
+    for node in ast.parse((root / MODELS / "registry.py").read_text()).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
+            table: dict[str, tuple[str, str]] = {}
+            for k, v in zip(node.value.keys, node.value.values, strict=True):
+                if k is None:
+                    table.update(tables.get(getattr(v, "id", ""), {}))
+                elif isinstance(v, ast.Tuple):
+                    table[k.value] = (v.elts[0].value, v.elts[1].value)
+            tables[(node.targets[0] if isinstance(node, ast.Assign) else node.target).id] = table
+    return tables
+
+
+class Bindings:
+    """Which classes a name is bound to in a module, read with ast: its own top-level
+    classes, and each `from M import N as B` anywhere in it (any platform's branch, a
+    module __getattr__'s body), followed."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.index: dict[Path, tuple[dict[str, list[ast.ClassDef]], list[tuple[str, str, str]]]] = {}
+        self.bound: dict[tuple[Path, str], list[tuple[Path, ast.ClassDef]]] = {}
+
+    def module_file(self, dotted: str) -> Path | None:
+        base = self.root / dotted.replace(".", "/")
+        return next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
+
+    def read(self, path: Path) -> tuple[dict[str, list[ast.ClassDef]], list[tuple[str, str, str]]]:
+        if path not in self.index:
+            tree = ast.parse(path.read_text())
+            classes: dict[str, list[ast.ClassDef]] = {}
+            for n in tree.body:
+                if isinstance(n, ast.ClassDef):
+                    classes.setdefault(n.name, []).append(n)
+            package = ".".join(path.relative_to(self.root).parent.parts)  # a module's or an __init__'s
+            imports = []
+            for n in ast.walk(tree):
+                if isinstance(n, ast.ImportFrom):
+                    base = package
+                    for _ in range(n.level - 1):
+                        base = base.rsplit(".", 1)[0]
+                    dotted = n.module if not n.level else f"{base}.{n.module}" if n.module else base
+                    imports += [(a.asname or a.name, dotted, a.name) for a in n.names]
+            self.index[path] = (classes, imports)
+        return self.index[path]
+
+    def of(self, path: Path, name: str, depth: int = 0) -> list[tuple[Path, ast.ClassDef]]:
+        if (path, name) not in self.bound:
+            classes, imports = self.read(path)
+            out = [(path, n) for n in classes.get(name, [])]
+            for bound, dotted, original in imports if depth < 8 else ():
+                target = self.module_file(dotted) if bound == name else None
+                out += self.of(target, original, depth + 1) if target else []
+            self.bound[(path, name)] = out
+        return self.bound[(path, name)]
+
+    def ancestors(self, path: Path, node: ast.ClassDef) -> list[ast.ClassDef | str]:
+        """The class and its bases, followed by name (a base not found stays a name)."""
+        out: list[ast.ClassDef | str] = [node]
+        for base in node.bases:
+            name = ast.unparse(base.value if isinstance(base, ast.Subscript) else base).rsplit(".", 1)[-1]
+            found = [b for b in self.of(path, name) if b[1] is not node]  # `class X(X)`: the imported X
+            out += self.ancestors(*found[0]) if found else [name]
+        return out
+
+
+def is_text_model(chain: list[ast.ClassDef | str]) -> bool:
+    classes = [c for c in chain if isinstance(c, ast.ClassDef)]
+    names = {c if isinstance(c, str) else c.name for c in chain}
+    attrs = {n.attr for c in classes for n in ast.walk(c) if isinstance(n, ast.Attribute)}
+    assigned = {ast.unparse(t) for c in classes for n in ast.walk(c) if isinstance(n, ast.Assign) for t in n.targets}
+    return any(isinstance(s, ast.FunctionDef) and s.name == "compute_logits" for c in classes for s in c.body) \
+        and "SupportsMultiModal" not in names and "self.language_model" not in assigned \
+        and "draft_model_config" not in attrs
+
+
+def text_model_classes(root: Path) -> dict[tuple[str, str], bool]:
+    """(file, class) -> lists SupportsEagle3, for every registered text model, read with ast
+    alone: the architectures of registry.py's tables but the draft and pooling-only ones,
+    every class the registered module binds to the name, whose bases define
+    compute_logits, do not list SupportsMultiModal, assign no self.language_model, and
+    never read `draft_model_config`."""
+    tables = registry_tables(root)
+    excluded = ("_SPECULATIVE_DECODING_MODELS", "_EMBEDDING_MODELS", "_LATE_INTERACTION_MODELS", "_REWARD_MODELS",
+                "_TOKEN_CLASSIFICATION_MODELS", "_SEQUENCE_CLASSIFICATION_MODELS")
+    kept = {a for name, t in tables.items() if name not in excluded and name != "_VLLM_MODELS" for a in t}
+    bindings = Bindings(root)
+    result = {}
+    for arch, (module, name) in tables["_VLLM_MODELS"].items():
+        dotted = module if module.startswith("vllm.") else f"vllm.model_executor.models.{module}"
+        registered = bindings.module_file(dotted)
+        for path, node in bindings.of(registered, name) if arch in kept and registered else ():
+            chain = bindings.ancestors(path, node)
+            if is_text_model(chain):
+                result[(path.relative_to(root).as_posix(), node.name)] = "SupportsEagle3" in \
+                    {c if isinstance(c, str) else c.name for c in chain}
+    return result
+
+
+def test_vllm_0_33_text_models_counted_independently():
+    found = text_model_classes(vllm_root())
+    assert UNFOLLOWED_BINDING in found and not found[UNFOLLOWED_BINDING]
+    assert len(found) == TEXT_MODELS + 1 and sum(found.values()) == LISTING
+    named = {cls for _, cls in found}
+    assert {"Qwen2ForCausalLM", "LlamaForCausalLM", "GemmaForCausalLM", "TransformersForCausalLM"} <= named
+    assert not {"TransformersForMTP", "LlavaForConditionalGeneration", "Qwen3VLForConditionalGeneration"} & named
 
 
 def test_vllm_0_33_subclasses_in_other_files_are_named(findings):
@@ -246,14 +384,29 @@ def test_vllm_0_33_subclasses_in_other_files_are_named(findings):
     assert ocr.subclasses == ()
 
 
+def checkpoint_gaps(root: Path) -> list[tuple[str, str, str]]:
+    """(file, class, attribute) of FROM_CHECKPOINT, the attribute read with ast: the one
+    assigned a loader's result (Ovis and Ovis2_5 hold it as self.llm)."""
+    out = []
+    for name, cls in FROM_CHECKPOINT.items():
+        init = ast.unparse(function_node(class_node(root / MODELS / name, cls), "__init__"))
+        out.append((MODELS + name, cls, "llm" if "self.llm = init_vllm_registered_model(" in init
+                    else "language_model"))
+    return out
+
+
 def test_vllm_0_33_fix_adds_the_marker_and_forwards_where_needed(tmp_path):
     shutil.copytree(vllm_root() / "vllm", tmp_path / "vllm")
     roots = [tmp_path / d.relative_to(vllm_root()) for d in vllm_model_dirs()]
     project = Project()
     plan = plan_fixes(check(roots, project), project)
-    assert {p.path.relative_to(tmp_path).as_posix() for p in plan.files} == {p for p, *_ in MARKER_GAPS}
+    chosen = checkpoint_gaps(tmp_path)
+    assert {p.path.relative_to(tmp_path).as_posix() for p in plan.files} == \
+        {p for p, *_ in MARKER_GAPS} | {p for p, *_ in chosen}
     for file_fix in plan.files:
         write_fix(file_fix)
+    for file_fix in plan.files:
+        ast.parse(file_fix.path.read_text())
     for path, cls, attr, _, _, forwards in MARKER_GAPS:
         node = class_node(tmp_path / path, cls)
         assert base_names(node)[-1] == "SupportsEagle3", cls
@@ -263,7 +416,17 @@ def test_vllm_0_33_fix_adds_the_marker_and_forwards_where_needed(tmp_path):
                 assert ast.unparse(defined[name].body[-1].value.func) == f"self.{attr}.{name}", cls
             else:
                 assert name not in defined, cls  # the marker alone: nothing else written
-    assert not by_code(check(roots), "EGL030")
+    for path, cls, attr in chosen:  # both forwarded, each first raising where the class held lacks it
+        node = class_node(tmp_path / path, cls)
+        assert base_names(node)[-1] == "SupportsEagle3", cls
+        defined = {n.name: n for n in node.body if isinstance(n, ast.FunctionDef)}
+        for name in (SETTER, "get_eagle3_default_aux_hidden_state_layers"):
+            guard, call = defined[name].body
+            assert ast.unparse(guard.test) == f"not hasattr(self.{attr}, '{name}')", cls
+            assert isinstance(guard.body[0], ast.Raise)
+            assert ast.unparse(call.value.func) == f"self.{attr}.{name}", cls
+    left = check(roots)
+    assert not by_code(left, "EGL030") and not [f for f in left if f.fixable]
 
 
 # The capture chain on 0.33.0 (analysis/vllm_chain.py), each row read by hand in the source:

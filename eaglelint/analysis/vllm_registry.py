@@ -13,8 +13,9 @@ every branch of an `if`, as PaliGemma does), or the update `models/config.py`'s
 `MODELS_CONFIG_MAP` runs for the served architecture before the model is built
 (`text_config.architectures = ["DeepseekV2ForCausalLM"]` for Unlimited-OCR). Those
 literals are the candidates. Where no literal names the architecture on some path,
-the checkpoint's config does at load time: the answer is an Unknown that says so,
-never a guess.
+the checkpoint's config does at load time: the answer is an Unknown that says so
+(`is_checkpoint_choice`), never a guess, and `text_models` lists every class vLLM may
+then build.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from .class_body import class_node
 from .entities import ClassEntity, Entity, InstanceEntity, ModuleEntity, Unknown
+from .prefilter import DEFAULT_HELD_ATTR
 from .project import Project
 from .refs import Ref
 from .sources import SourceError
@@ -44,6 +46,11 @@ CONFIG_MODULE = "config.py"  # beside registry.py: MODELS_CONFIG_MAP, the per-ar
 CONFIG_MAP = "MODELS_CONFIG_MAP"
 CONFIG_UPDATE = "verify_and_update_model_config"  # run on the ModelConfig before the model is built
 TEXT_CONFIG = "text_config"
+# What vLLM's own tests read on a registered class (interfaces_base.py / interfaces.py):
+COMPUTE_LOGITS = "compute_logits"  # is_text_generation_model: a callable compute_logits
+MULTIMODAL = "SupportsMultiModal"  # supports_multimodal: the protocol in its bases
+DRAFT_CONFIG = "draft_model_config"  # speculative_config's: a class that configures itself from it is a draft
+FROM_CHECKPOINT = "chosen at load time by the checkpoint's config"
 NOT_TARGETS = ("_SPECULATIVE_DECODING_MODELS", "_EMBEDDING_MODELS", "_LATE_INTERACTION_MODELS", "_REWARD_MODELS",
                "_TOKEN_CLASSIFICATION_MODELS", "_SEQUENCE_CLASSIFICATION_MODELS")
 
@@ -342,7 +349,48 @@ def _tree(project: Project, path: str) -> ast.Module | None:
 
 def _from_checkpoint(loader: str, source: tuple[Ref, ...] | None) -> str:
     where = f"the `architectures` of {text(source[0])}" if source else "the served checkpoint's `architectures`"
-    return f"chosen at load time by the checkpoint's config: {loader}() builds the class {where} names"
+    return f"{FROM_CHECKPOINT}: {loader}() builds the class {where} names"
+
+
+def is_checkpoint_choice(reason: str) -> bool:
+    """Whether an Unknown's reason is a loader's architecture that only the checkpoint's
+    config names (the reasons travel as text, through the analysis cache too)."""
+    return reason.startswith(FROM_CHECKPOINT)
+
+
+def text_models(resolver: Resolver, registry: Registry) -> list[ClassEntity]:
+    """The classes a loader may build where the checkpoint's config names the architecture.
+
+    vLLM looks the name up in every table of registry.py (`_VLLM_MODELS`; resolve_model_cls
+    on the copied ModelConfig, convert_type "none" for a generating model), and an
+    architecture it lacks falls back to the Transformers backend's `Transformers*ForCausalLM`,
+    registered too. What a text config can name is a text model: a registered class
+    that generates (`compute_logits` along its bases, as is_text_generation_model tests),
+    is not multimodal (no SupportsMultiModal: it is built from a text config alone), holds
+    no language model, and is no draft (not in a draft or pooling-only table, and does not
+    configure itself from `speculative_config.draft_model_config`, as the Transformers
+    backend's MTP classes do). By name, then path (one name may have a class per platform)."""
+    memo: dict[Path, list[ClassEntity]] = resolver.memos.setdefault("vllm.text_models", {})
+    if registry.path not in memo:
+        found: dict[ClassEntity, None] = {}
+        for arch in registry.models.keys() - registry.not_targets:
+            for ent in architecture_classes(resolver, registry, arch):
+                if isinstance(ent, InstanceEntity) and _is_text_model(resolver, ent.cls):
+                    found[ent.cls] = None
+        memo[registry.path] = sorted(found, key=lambda c: (c.qualname, c.path))
+    return memo[registry.path]
+
+
+def _is_text_model(resolver: Resolver, cls: ClassEntity) -> bool:
+    if resolver.find_member(cls, COMPUTE_LOGITS) is None:
+        return False
+    for c in resolver.mro(cls):
+        assigns = resolver.info(c).self_assigns
+        if c.qualname == MULTIMODAL or DEFAULT_HELD_ATTR in assigns:
+            return False
+        if any(v.kind == "attr" and v.name == DRAFT_CONFIG for a in assigns.values() for s in a for v in s.values):
+            return False
+    return True
 
 
 def text(ref: Ref) -> str:

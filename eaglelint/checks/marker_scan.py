@@ -23,7 +23,7 @@ from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.vllm_chain import VllmChainAnalysis
-from ..analysis.vllm_registry import registry_for, served
+from ..analysis.vllm_registry import is_checkpoint_choice, registry_for, served, text_models
 from ..analysis.wrappers import wrapped_candidates
 from ..findings import Finding
 from ..fix.edits import EditableFile
@@ -31,6 +31,8 @@ from ..fix.marker import plan_marker_file
 from ..packs import Interface
 from .context import Context
 from .marker import (
+    DEFAULT_LAYERS,
+    SETTER,
     Held,
     delegations,
     listers,
@@ -53,6 +55,9 @@ class Plan:
     lm: ClassEntity
     marker: ClassEntity
     delegate: list[str]
+    # where the checkpoint's config picks the language model: every class it may be (else empty)
+    candidates: tuple[ClassEntity, ...] = ()
+    sources: dict[str, ClassEntity] = field(default_factory=dict)  # member -> the candidate it is forwarded as
 
 
 @dataclass
@@ -112,15 +117,37 @@ class Scan:
                         return held
         return unresolved
 
+    def candidates(self, cls: ClassEntity, held: Held) -> tuple[ClassEntity, ...] | None:
+        """Where only the checkpoint's config names the held model's architecture (on some
+        path at least: the literals written on the others stay candidates), every class vLLM
+        may build for it; None where the choice is not the checkpoint's (or not only), or
+        no text model is registered."""
+        if not held.reasons or not all(is_checkpoint_choice(r) for r in held.reasons):
+            return None
+        registry = registry_for(self.project, cls.path)
+        models = text_models(self.resolver, registry) if registry is not None else []
+        return tuple(dict.fromkeys([*held.classes, *models])) if models else None
+
     def plan(self, cls: ClassEntity) -> Plan | None:
         held = self.held(cls)
-        found = listers(self.resolver, held, self.marker) if held is not None else []
-        if held is None or not found:
+        if held is None:
+            return None
+        candidates = self.candidates(cls, held)
+        if candidates is not None:
+            held = Held(held.path, candidates, ())
+        found = listers(self.resolver, held, self.marker)
+        if not found:
             return None
         lm, marker = found[0]
         # where the config picks among several classes, forward what any of them needs
-        delegate = [n for c, m in found for n in delegations(self.resolver, cls, held, c, m)]
-        return Plan(cls, held, lm, marker, list(dict.fromkeys(delegate)))
+        sources: dict[str, ClassEntity] = {}
+        for c, m in found:
+            for name in delegations(self.resolver, cls, held, c, m):
+                member = self.resolver.find_member(c, name)
+                if name not in sources or member is not None and member.owner != m:
+                    sources[name] = c  # the signature of a class's own member, where one has it
+        delegate = [n for n in (DEFAULT_LAYERS, SETTER) if n in sources]
+        return Plan(cls, held, lm, marker, delegate, candidates or (), sources)
 
     def subclasses(self, cls: ClassEntity) -> list[ClassEntity]:
         """Scanned subclasses of cls that do not assign the held attribute themselves."""
@@ -235,14 +262,18 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
     where = os.path.abspath(cls.path), info.line, info.column
     plan = scan.plan(cls)
     if plan is None:
-        if not held.reasons:
-            return []
+        if not held.reasons or scan.candidates(cls, held) is not None:
+            return []  # no class it may hold lists the marker: there is nothing to add
         known = f"{', '.join(c.qualname for c in held.classes)} (none lists {iface.marker}) or " \
             if held.classes else ""
+        none = " (and no registered text model can be read from vLLM's registry to choose from)" \
+            if all(is_checkpoint_choice(r) for r in held.reasons) else ""
         return [Finding(*where, UNRESOLVED, f"{info.name} holds self.{held.attr}, but its class cannot be "
-                        f"resolved: {known}{'; '.join(held.reasons[:3])}{also}", **common)]
+                        f"resolved: {known}{'; '.join(held.reasons[:3])}{none}{also}", **common)]
     if satisfies_structurally(resolver, cls, plan.marker):
         return []
+    if plan.candidates:
+        return [_from_checkpoint(resolver, plan, held, iface.marker, info.name, also, where, common)]
     mixed = _mixed_choice(resolver, held, iface.marker)
     if mixed is not None:
         return [Finding(*where, UNRESOLVED, f"{info.name} holds self.{held.attr}, whose class is chosen when the "
@@ -275,6 +306,39 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
                     fix_refusal=_header_refusal(info), **common)]
 
 
+def _from_checkpoint(resolver: Resolver, plan: Plan, held: Held, marker: str, name: str, also: str,
+                     where: tuple[str, int, int], common: dict[str, Any]) -> Finding:
+    """EGL030 where the checkpoint's config picks the language model: without the marker,
+    vLLM refuses EAGLE-3 for the wrapper whatever the checkpoint names, so the missing
+    marker is the gap; the finding says how many of the classes it may build list it."""
+    listing = [c for c, _ in listers(resolver, Held(held.path, plan.candidates, ()), marker)]
+    lister = next(c for c in resolver.mro(plan.lm) if plan.marker in resolver.bases(c)[0])
+    known = f"{', '.join(c.qualname for c in held.classes)} or " if held.classes else ""
+    examples = ", ".join(c.qualname for c in listing[:3]) + (", ..." if len(listing) > 3 else "")
+    forward = ""
+    if plan.delegate:
+        own = []
+        for member in plan.delegate:
+            defining = [c.qualname for c in plan.candidates for m in [resolver.find_member(c, member)]
+                        if m is not None and m.owner.qualname != marker]
+            if defining:
+                verb = "defines its" if len(defining) == 1 else "define their"
+                own.append(f"{len(defining)} of them {verb} own {member} ({', '.join(defining[:2])}"
+                           f"{', ...' if len(defining) > 2 else ''})")
+        why = "; ".join(own) + ", which the protocol's default on the wrapper would bypass" if own \
+            else _delegation_reason(resolver, plan)
+        forward = (f", and forward {' and '.join(plan.delegate)} to self.{held.attr}, raising where the model "
+                   f"held lacks them: {why}")
+    return Finding(*where, CODE,
+                   f"{name} does not list {marker} in its bases, while its self.{held.attr} is {known}"
+                   f"{held.reasons[0]}: any of {len(plan.candidates)} registered text models, {len(listing)} of "
+                   f"which list {marker} ({examples}); vLLM's supports_eagle3() refuses the wrapper for "
+                   f"EAGLE-3 whatever the checkpoint names. Add {marker} to its bases{forward} (eaglelint fix)"
+                   f"{also}", wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(lister.path),
+                   wrapped_line=resolver.info(lister).line, provider_class=lister.qualname,
+                   fix_refusal=_header_refusal(resolver.info(plan.wrapper)), **common)
+
+
 def _among(held: Held) -> str:
     if len(held.classes) < 2:
         return ""
@@ -296,7 +360,8 @@ def _mixed_choice(resolver: Resolver, held: Held, marker: str) -> str | None:
 
 
 def _delegation_reason(resolver: Resolver, plan: Plan) -> str:
-    own = [(n, m) for n in plan.delegate for m in [resolver.find_member(plan.lm, n)] if m and m.owner != plan.marker]
+    own = [(n, m) for n in plan.delegate for m in [resolver.find_member(plan.sources.get(n, plan.lm), n)]
+           if m and m.owner != plan.marker]
     if own:
         name, member = own[0]
         return (f"{member.owner.qualname} defines its own {name} ({Path(member.owner.path).name}:{member.line}), "

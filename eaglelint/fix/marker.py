@@ -84,10 +84,13 @@ def plan_marker_file(file: EditableFile, findings: list[Finding], project: Proje
 
 def _forward(resolver: Resolver, plan: Plan, name: str, project: Project, path: Path, indent: str,
              step: str) -> list[str]:
-    """`def name(...)` that calls the same member on the held language model."""
-    member = resolver.find_member(plan.lm, name)
+    """`def name(...)` that calls the same member on the held language model. Where the
+    checkpoint's config picks that model, it first raises a clear AttributeError when the
+    class held lacks the member (the `raise` style's check), as some classes it may be do."""
+    source = plan.sources.get(name, plan.lm)
+    member = resolver.find_member(source, name)
     if member is None or member.function is None:
-        raise NotFixable(f"{plan.lm.qualname}.{name} is not a plain method; forward it by hand")
+        raise NotFixable(f"{source.qualname}.{name} is not a plain method; forward it by hand")
     fn = member.function
     summary = project.summary(path)
     bound = set(summary.names) if summary else set()
@@ -97,10 +100,12 @@ def _forward(resolver: Resolver, plan: Plan, name: str, project: Project, path: 
 
     drop = frozenset(p.name for p in fn.params if not importable(p.annotation))
     if any(p.default is not None for p in fn.params):
-        raise NotFixable(f"{plan.lm.qualname}.{name} has parameter defaults; forward it by hand")
+        raise NotFixable(f"{source.qualname}.{name} has parameter defaults; forward it by hand")
+    every = all(resolver.find_member(c, name) is not None for c in plan.candidates)
     try:
         return render(Delegation(plan.wrapper.qualname.split(".")[-1], plan.held.attr, fn, fn.returns_value,
-                                 "plain", drop, not importable(fn.return_annotation)), indent, step)
+                                 "raise" if plan.candidates else "plain", drop, not importable(fn.return_annotation),
+                                 every_candidate=every), indent, step)
     except NotFixable as exc:
         raise NotFixable(str(exc)) from None
 

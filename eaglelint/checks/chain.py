@@ -133,7 +133,7 @@ def check(context: Context, cls: ClassEntity) -> list[Finding]:
     vllm = _vllm_targets(context)
     if cls in vllm:
         chain = context.memo("chain.vllm.analysis", lambda: VllmChainAnalysis(
-            context.resolver, context.memo("owner.analysis", lambda: OwnerAnalysis(context.resolver)))).chain(cls)
+            context.resolver, owner_analysis(context.resolver))).chain(cls)
         found = [_finding(context, chain, b, vllm[cls]) for b in chain.broken] if chain is not None else []
         if cls not in _sglang_subjects(context):
             return found

@@ -469,8 +469,11 @@ CHAINS_HOLD = {
 # decode's result or `decode.normalize(hidden_states)`. (The Transformers backend's classes,
 # defined in transformers/__init__.py, which does not mention vllm_config, are not read; their
 # setter, transformers/base.py:845, records outputs through Hugging Face hooks: unknown too.)
-CHAINS_UNKNOWN = {"Mistral3ForConditionalGeneration", "LightOnOCRForConditionalGeneration",
-                  "PixtralForConditionalGeneration", "NemotronH_Nano_VL_V2",
+# llava.py: a `["MistralForCausalLM"]` literal where the text config names no architecture
+# (llava.py:542-545), else the checkpoint's choice: the protocol's tests on self.language_model
+# cannot be decided for what may be held, so the chain is not judged at the wrapper.
+CHAINS_UNKNOWN = {"LlavaForConditionalGeneration", "Mistral3ForConditionalGeneration",
+                  "LightOnOCRForConditionalGeneration", "PixtralForConditionalGeneration", "NemotronH_Nano_VL_V2",
                   "MiniMaxM3SparseForConditionalGeneration", "KimiK3ForConditionalGeneration",
                   "KimiLinearForCausalLM"}
 
@@ -519,6 +522,6 @@ def test_vllm_0_33_chains_followed_to_a_collecting_decoder():
                     followed += 1
                     holding[(path.name, name)] = chain.decoder.qualname
                     assert chains.decoder(chain.decoder).collects, name
-    assert len(set(targets)) == len(targets) >= 80 and followed >= 70
+    assert len(set(targets)) == len(targets) >= 80 and followed >= 69
     assert unknown == CHAINS_UNKNOWN and broken == set(CHAIN_BREAKS)
     assert {k: holding.get(k) for k in CHAINS_HOLD} == CHAINS_HOLD

@@ -513,8 +513,8 @@ class _SetterWalk:
             return None if inner is None else not inner
         if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and len(test.args) == 2:
             obj = self.value(test.args[0])
-            classes = self.classes(obj) if obj is not None else []
-            if not classes:
+            classes, reasons = self.chain.classes_at(self.served, obj) if obj is not None else ([], [])
+            if not classes or reasons:  # some of what it may hold cannot be named: either answer
                 return None
             if test.func.id == "hasattr" and _const(test.args[1]):
                 has = {self.chain.has(c, _const(test.args[1]) or "") for c in classes}
@@ -583,8 +583,11 @@ class _SetterWalk:
             self.out.unknown.append(f"{where}: self.{'.'.join(obj)} cannot be resolved"
                                     f"{': ' + reasons[0] if reasons else ''}")
             return
+        if reasons:  # it may also hold a class nobody can name yet (the checkpoint's choice)
+            self.out.unknown.append(f"{where}: self.{'.'.join(obj)} may also be what eaglelint cannot "
+                                    f"resolve: {reasons[0]}")
         members = [(c, self.chain.resolver.find_member(c, func.attr)) for c in classes]
-        if all(m is None for _, m in members) and not self.undecided:
+        if all(m is None for _, m in members) and not self.undecided and not reasons:
             self.out.fails.append((where, f"{where} calls self.{'.'.join(obj)}.{func.attr}, which "
                                           f"{', '.join(c.qualname for c in classes)} does not have"))
             return

@@ -69,3 +69,21 @@ def test_a_loose_folder_of_scripts_still_sees_its_siblings(tmp_path):
     """`python llava.py` puts the script's folder first on sys.path: the sibling is imported."""
     models = _tree_with_sibling_transformers(tmp_path)
     assert Project().resolve_module("transformers", models / "llava.py") == models / "transformers.py"
+
+
+def test_a_project_is_freed_once_its_check_and_fix_plans_are_done():
+    """What the fix planner keeps per project (its capture chain) lives on the project, not in a
+    module-level table: a run that checks and plans again and again (an editor, the benchmark)
+    must not keep every project it made, and every tree it read, alive."""
+    import gc
+    import weakref
+
+    project = Project()
+    wrapper = FIXTURES / "check" / "sglang" / "srt" / "models" / "wrapper_plain_assign.py"
+    found = check_files([wrapper], CheckOptions(tuple(select_interfaces(None))), project).findings
+    assert any(f.fix is not None and f.method == "set_eagle3_layers_to_capture" for f in found)
+    assert "fix.chains" in project.analyses  # the planner's chain was made: the case this guards
+    freed = weakref.ref(project)
+    del project
+    gc.collect()
+    assert freed() is None

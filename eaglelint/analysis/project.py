@@ -21,7 +21,7 @@ import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .cache import SummaryCache
 from .cache_codec import StatusMemo
@@ -130,6 +130,9 @@ class Project:
         self._confirmed: dict[str, tuple[int, int, int, int, str]] = {}
         self._read_status: dict[str, tuple[int, int, int, int, str]] = {}
         self.parsed: list[Path] = []
+        # analyses made over this project's files that live and end with it (the fix planner's
+        # capture chain): kept here, not in a module-level table that would keep the project alive
+        self.analyses: dict[str, Any] = {}
         # what raw/source/tree read, decoded or parsed, each once; a failure is kept as its reason
         self._raws: dict[Path, bytes | str] = {}
         self._sources: dict[Path, Source | str] = {}

@@ -15,7 +15,6 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
-from weakref import WeakKeyDictionary
 
 from ..analysis.capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
 from ..analysis.class_body import bound_in_class, class_node
@@ -132,13 +131,10 @@ def owner_capture_member(attr: str, indent: str, step: str) -> list[str]:
 # the capture chain the planner asks, one per project: a project's files do not change while its
 # fixes are planned (a fix run relints into a new project), and each fix asked a fresh resolver
 # to read the same classes again. Renewed when a file turns out not to parse (errors grow).
-_planning: WeakKeyDictionary[Project, tuple[int, CaptureChainAnalysis]] = WeakKeyDictionary()
-
-
 def _chains(project: Project) -> CaptureChainAnalysis:
-    held = _planning.get(project)
+    held = project.analyses.get("fix.chains")
     if held is None or held[0] != len(project.errors):
-        held = _planning[project] = (len(project.errors), owner_analysis(Resolver(project)).chains)
+        held = project.analyses["fix.chains"] = (len(project.errors), owner_analysis(Resolver(project)).chains)
     return held[1]
 
 

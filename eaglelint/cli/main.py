@@ -235,14 +235,15 @@ def entry() -> None:
         code: object = 0
     except SystemExit as exc:
         code = exc.code
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # a closed pipe: let the interpreter end as it would
-        sys.exit(code)  # type: ignore[arg-type]
     if code is None:
         code = 0
     elif not isinstance(code, int):
-        print(code, file=sys.stderr, flush=True)
+        print(code, file=sys.stderr)
         code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # its reader is gone (a closed pipe): as main() ends on one
+            code = 2
     os._exit(code)

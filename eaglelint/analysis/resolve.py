@@ -264,7 +264,7 @@ class Resolver:
         if self.find_member(owner, name) is not None:
             return self.member(owner, name, depth)
         for cls in self.mro(owner):
-            assigns = self.info(cls).self_assigns.get(name) if self.may_bind(cls, name) else None
+            assigns = self.assigns(cls, name)
             if assigns:
                 return [e for a in assigns for v in a.values for e in self.evaluate(v, cls.path, owner, depth)]
         return [Unknown(f"self.{name} is never assigned in {owner.qualname}")]

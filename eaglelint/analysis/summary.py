@@ -361,15 +361,17 @@ class LazyClasses(_Lazy[ClassInfo]):
         """The summariser and lines of the module's own parse: not made again per class."""
         self._summarizer, self._lines = summarizer, lines
 
+    def _unparsed(self, name: str) -> bool:
+        """`name` is a top-level class still pending, with the text to read it from."""
+        return name in self.pending and self.done.get(name) is None and self._text is not None
+
     def pending_text(self, name: str) -> tuple[int, str, str] | None:
         """(first line, header, text) of a top-level class not parsed yet, for a reader that needs
         only its bases and the names it binds (served.py `sketch`); None once it is parsed."""
-        if name not in self.pending or self.done.get(name) is not None or self._text is None:
+        if not self._unparsed(name):
             return None
-        if self._lines is None:
-            self._lines = split_lines(self._text())
-        first, last = self.pending[name]
-        return first, _header(self._lines, first), "".join(self._lines[first - 1:last])
+        first = self.pending[name][0]
+        return first, _header(self._pending_lines(), first), self._class_text(name)
 
     def _pending_lines(self) -> list[str]:
         assert self._text is not None, "bind() before use"
@@ -381,7 +383,7 @@ class LazyClasses(_Lazy[ClassInfo]):
         """The bases of a top-level class not parsed yet, as its parse would give them
         (`ClassInfo.bases`), read from its header alone: what an MRO needs of each class it
         passes. None once it is parsed, or where the header does not parse alone."""
-        if name not in self.pending or self.done.get(name) is not None or self._text is None:
+        if not self._unparsed(name):
             return None
         if name not in self._heads:
             node = None
@@ -398,18 +400,13 @@ class LazyClasses(_Lazy[ClassInfo]):
         class attribute or import, or on `self`): its text lacks the word. A class body binds a
         name only where the name is written (a name set through a non-literal is `self.<?>`), so
         a class whose text lacks it is not parsed to learn so."""
-        if name not in self.pending or self.done.get(name) is not None or self._text is None:
-            return True
-        return word in self._class_text(name)
+        return not self._unparsed(name) or word in self._class_text(name)
 
     def may_define(self, name: str, method: str) -> bool:
         """False only where a top-level class not parsed yet cannot define `method`: a method is a
         `def` statement, and its text has none of that name."""
-        if not self.may_bind(name, method):
-            return False
-        if name not in self._texts:
-            return True
-        return re.search(rf"\bdef[\s\\]+{re.escape(method)}\b", self._texts[name]) is not None
+        return not self._unparsed(name) or re.search(
+            rf"\bdef[\s\\]+{re.escape(method)}\b", self._class_text(name)) is not None
 
     def _key(self, name: str) -> str:
         return name.split(".")[0]  # a nested class comes with its top-level one
@@ -497,26 +494,32 @@ class LazyClasses(_Lazy[ClassInfo]):
         return [names[i] for i in sorted(hit) if pattern.search(self._class_text(names[i]))]
 
     # -- parsing -------------------------------------------------------------
+    def alone(self, name: str, first: int, last: int, kinds: type | tuple[type, ...]) -> ast.AST | None:
+        """The top-level statement `name` at lines first..last (a class, or a function of
+        LazyFunctions), parsed alone at the file's own line numbers; where it does not parse
+        alone as that statement, the whole file decides instead (`_whole`), and None."""
+        assert self._mod is not None and self._text is not None, "bind() before use"
+        lines = self._pending_lines()
+        node = None
+        with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = ast.parse("\n" * (first - 1) + "".join(lines[first - 1:last]), filename=self._mod.path)
+            node = tree.body[0] if len(tree.body) == 1 else None
+        self.changed = True
+        if node is not None and isinstance(node, kinds) and getattr(node, "name", None) == name \
+                and node.lineno == first:
+            return node
+        self._whole(self._text())
+        return None
+
     def _parse(self, name: str) -> None:
         first, last = self.pending.pop(name)
         self._texts.pop(name, None)
-        assert self._mod is not None and self._text is not None, "bind() before use"
-        text = self._text()
-        if self._lines is None:
-            self._lines = split_lines(text)
-        lines = self._lines
-        node = None
-        try:
-            tree = ast.parse("\n" * (first - 1) + "".join(lines[first - 1:last]), filename=self._mod.path)
-            node = tree.body[0] if len(tree.body) == 1 else None
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            pass
-        self.changed = True
-        if not (isinstance(node, ast.ClassDef) and node.name == name and node.lineno == first):
-            self._whole(text)
+        node = self.alone(name, first, last, ast.ClassDef)
+        if not isinstance(node, ast.ClassDef):
             return
         before = len(self.done)
-        self.summarizer(text).classdef(node, prefix="")
+        assert self._text is not None
+        self.summarizer(self._text()).classdef(node, prefix="")
         inner = list(self.done)[before:]
         if inner:  # its nested classes go right after it, where a whole parse puts them
             order: dict[str, ClassInfo | None] = {}
@@ -588,20 +591,11 @@ class LazyFunctions(_Lazy[FunctionInfo]):
 
     def _parse(self, name: str) -> None:
         owner = self.classes
-        assert owner is not None and owner._text is not None and owner._mod is not None, "bind() before use"
+        assert owner is not None and owner._text is not None, "bind() before use"
         first, last = self.pending.pop(name)
-        text = owner._text()
-        lines = owner._pending_lines()
-        node = None
-        with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
-            tree = ast.parse("\n" * (first - 1) + "".join(lines[first - 1:last]), filename=owner._mod.path)
-            node = tree.body[0] if len(tree.body) == 1 else None
-        owner.changed = True
-        if not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
-                and node.lineno == first):
-            owner._whole(text)  # the whole file decides, as if never lazy (this mapping made whole)
-            return
-        self.done[name] = owner.summarizer(text).function(node, _Body(node, node.name))
+        node = owner.alone(name, first, last, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):  # else this mapping was made whole
+            self.done[name] = owner.summarizer(owner._text()).function(node, _Body(node, node.name))
 
 
 class _Body:

@@ -248,3 +248,19 @@ def test_the_console_script_is_the_entry_that_leaves_at_once():
 
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["eaglelint"] == "eaglelint.cli:entry"
+
+
+def test_a_program_that_calls_main_gets_its_cycle_collector_back():
+    """The command line runs without the cycle collector (cli/main.py); a program that calls
+    `main()` has it on again afterwards, as before the call, and one that had it off keeps it off."""
+    code = ("import gc, sys\nfrom eaglelint.cli import main\n"
+            "if sys.argv[2] == 'off':\n    gc.disable()\n"
+            "sys.argv = ['eaglelint', 'check', '-q', sys.argv[1]]\n"
+            "import eaglelint.checks.registry as registry\nchecks = registry.run_checks\n"
+            "registry.run_checks = lambda c: (print('during', gc.isenabled()), checks(c))[1]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\nprint('after', gc.isenabled())\n")
+    for before, after in (("on", "True"), ("off", "False")):
+        done = subprocess.run([sys.executable, "-c", code, MODELS / "wrapper_plain_assign.py", before],
+                              capture_output=True, text=True)
+        said = [line for line in done.stdout.splitlines() if line.startswith(("during", "after"))]
+        assert said == ["during False", f"after {after}"], done.stdout + done.stderr

@@ -74,3 +74,32 @@ def test_a_fix_that_does_not_settle_within_the_bound_says_so_and_fails(work):
     settled = eaglelint("fix", "--write", "--no-cache", ".", cwd=work)
     assert settled.returncode == 0 and "converge" not in settled.stdout
     assert fixable(work) == []
+
+
+SPY_PASSES = """
+import gc, weakref
+import eaglelint.analysis.project as project_module
+import eaglelint.fix.run as fix_run
+made = []
+make = project_module.Project.__init__
+def tracked(self, *args, **kwargs):
+    make(self, *args, **kwargs)
+    made.append(weakref.ref(self))
+project_module.Project.__init__ = tracked
+plan = fix_run.plan
+def spy(result, project, roots):
+    print('pass: projects alive', sum(r() is not None for r in made), 'collector', gc.isenabled(), flush=True)
+    return plan(result, project, roots)
+fix_run.plan = spy
+"""
+
+
+def test_each_pass_frees_the_project_of_the_pass_before(work):
+    """The command line runs without the cycle collector (cli/main.py): a fix run that checks
+    again after each write frees the previous pass's project (a cycle) before the next, so a
+    run of many passes holds two projects (the first check's, which the command keeps, and
+    the current one), not one per pass."""
+    done = eaglelint("fix", "--write", "--no-cache", ".", cwd=work, prelude=SPY_PASSES)
+    passes = [line for line in done.stdout.splitlines() if line.startswith("pass:")]
+    assert len(passes) == 3, done.stdout + done.stderr  # two that write, one that finds nothing
+    assert passes == [f"pass: projects alive {n} collector False" for n in (1, 2, 2)]

@@ -193,12 +193,15 @@ for command in (rules_cmd, rule_cmd, interfaces_cmd, clean_cmd, support_cmd):
 
 
 def main() -> None:
-    # A run builds many long-lived objects (syntax trees, summaries) and few cycles: with the
-    # default thresholds the collector re-scans them over and over, about a tenth of a cold
-    # check's CPU time. Collect the youngest generation every 100,000 allocations instead of
-    # 700, as mypy does (200,000); only for the command line, not for a program importing us.
-    gc.set_threshold(100_000, 50, 100)
+    # A run builds many long-lived objects (syntax trees, summaries) and few cycles: the
+    # collector would only re-scan them, about a tenth of a cold check's CPU time with the
+    # default thresholds, and still 4-5% with mypy's (a collection every 100,000 allocations).
+    # So it is off while the command runs: the cycles a run leaves (its project and resolver)
+    # go with the process, and a fix run collects each pass's before the next (fix/run.py).
+    # Only for the command line; a program that calls main() gets its collector back.
     debug = "--debug" in sys.argv[1:]
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -222,6 +225,9 @@ def main() -> None:
         click.echo(f"eaglelint: internal error: {type(exc).__name__}: {exc} "
                    "(run with --debug for the traceback)", err=True)
         sys.exit(2)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def entry() -> None:

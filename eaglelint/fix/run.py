@@ -23,6 +23,7 @@ no `--unsafe-fixes`.
 
 from __future__ import annotations
 
+import gc
 import os
 import shlex
 from collections.abc import Callable
@@ -127,6 +128,8 @@ def fix_until_stable(result: LintResult, project: Project, relint: Callable[[], 
         run.written += done
         run.passes += 1
         run.result, run.project = relint()
+        if not gc.isenabled():  # the command line runs without the collector (cli/main.py): the
+            gc.collect()  # pass before this one left its project, a cycle, to be freed here
 
 
 def print_not_converged(console: Console, run: FixRun) -> None:

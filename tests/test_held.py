@@ -88,3 +88,22 @@ def test_a_held_decoder_is_no_language_model_a_held_causal_lm_is():
     assert holds("held_causal_lm_as_model.py", "OCRStyleForCausalLM", "model")
     assert holds("held_thinker.py", "OmniMoeStyleForConditionalGeneration", "thinker")
     assert not holds("ok_not_wrapper.py", "EmbeddingModel", "model")  # provides none of the members
+
+
+def test_a_builder_reaches_the_language_model_through_factory_functions_two_deep():
+    """`self.llm = self.build()`, whose body calls a top-level factory that calls another that
+    builds the language model: held (two levels of the file's functions are followed). A
+    function of that name nested in a class, not at the top, is no factory."""
+    model = (b"class ToyForCausalLM(nn.Module):\n"
+             b"    def __init__(self):\n        self.lm_head = None\n"
+             b"    def set_eagle3_layers_to_capture(self, layers):\n        pass\n\n")
+    holder = (b"import torch\n\ndef make_llm(config):\n    return _inner(config)\n\n"
+              b"def _inner(config):\n    return ToyForCausalLM(config)\n\n"
+              b"class Holder(nn.Module):\n"
+              b"    def __init__(self, config):\n        self.llm = self.build(config)\n"
+              b"    def build(self, config):\n        return make_llm(config)\n")
+    nested = holder.replace(b"def make_llm(config):", b"class Other:\n    def make_llm(config):")
+    raws = {Path("/t/toy.py"): model, Path("/t/holder.py"): holder, Path("/t/nested.py"): nested}
+    index = HeldIndex(raws, EAGLE3, EAGLE3[2:])
+    assert index.attrs(Path("/t/holder.py"), holder) == ("llm",)
+    assert index.attrs(Path("/t/nested.py"), nested) == ()

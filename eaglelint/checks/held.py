@@ -52,6 +52,8 @@ _CALLEE = re.compile(rb"(\w+)[ \t]*\(")
 # every NAME for which `def NAME(` occurs in the bytes (two such spans never overlap): one pass,
 # where a test per assignment would search the whole file again
 _DEF_NAME = re.compile(rb"def (\w*)\(")
+# every NAME for which `\ndef NAME(` occurs (each holds one newline, at its start: none overlap)
+_TOP_DEF = re.compile(rb"\ndef (\w+)\(")
 
 
 class HeldIndex:
@@ -84,15 +86,24 @@ class HeldIndex:
         setters = _SET_CALL.finditer(raw) if b"setattr" in raw or b"_module(" in raw else ()
         getters = _GETTER.finditer(raw) if b"property" in raw else ()
         defined = frozenset(_DEF_NAME.findall(raw))
+        top: frozenset[bytes] | None = None  # the file's top-level functions, found once needed
+        any_provider = self.any_provider
         for m in (*_ASSIGN.finditer(raw), *setters, *getters):
             attr, callee = m["attr"], m.groupdict().get("callee")
+            name = callee.rsplit(b".", 1)[-1] if callee else attr  # a getter: what its body calls
+            if callee is not None and name not in any_provider and name not in defined \
+                    and not callee.startswith(b"self."):
+                continue  # most assignments: a layer, a config value (no provider, no builder)
             if attr is None:  # a name set at run time: held under a name only its line can give
                 attr = dynamic_attr(m["setter"].decode(), raw.count(b"\n", 0, m.start()) + 1).encode()
-            name = callee.rsplit(b".", 1)[-1] if callee else attr  # a getter: what its body calls
+            elif attr.decode() in out:
+                continue  # found already: another assignment of it adds nothing
             if callee is None or callee.startswith(b"self.") \
-                    or name not in self.any_provider and name in defined:
+                    or name not in any_provider and name in defined:
                 if name not in built:  # a builder method, or a factory function of this file
-                    built[name] = self._built(raw, name)
+                    if top is None:
+                        top = frozenset(_TOP_DEF.findall(raw))
+                    built[name] = self._built(raw, name, top) if name in defined else set()
                 held = built[name]
             else:
                 held = {name} & self.any_provider
@@ -109,9 +120,10 @@ class HeldIndex:
                 out[attr.decode()] = None
         return tuple(out)
 
-    def _built(self, raw: bytes, method: bytes, depth: int = 0) -> set[bytes]:
+    def _built(self, raw: bytes, method: bytes, top: frozenset[bytes], depth: int = 0) -> set[bytes]:
         """The provider classes that the file's functions or methods named `method` call,
-        directly or through a factory function of the file they call (two levels)."""
+        directly or through a factory function of the file they call (two levels); `top`:
+        the names of the file's top-level functions (`_TOP_DEF`)."""
         needle = b"def " + method + b"("
         out: set[bytes] = set()
         at = raw.find(needle)
@@ -121,8 +133,8 @@ class HeldIndex:
             for name in set(_CALLEE.findall(raw, at + len(needle), end)):
                 if name in self.any_provider:
                     out.add(name)
-                elif depth < 2 and name != method and b"\ndef " + name + b"(" in raw:
-                    out |= self._built(raw, name, depth + 1)
+                elif depth < 2 and name != method and name in top:
+                    out |= self._built(raw, name, top, depth + 1)
             at = raw.find(needle, at + 1)
         return out
 

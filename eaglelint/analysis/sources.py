@@ -111,8 +111,8 @@ def parse_source(src: Source) -> ast.Module:
 class SourceLines:
     """Exact source text of a node; ast.get_source_segment re-splits the file on every call."""
 
-    def __init__(self, source: str):
-        self.lines = split_lines(source)
+    def __init__(self, source: str, lines: list[str] | None = None):
+        self.lines = split_lines(source) if lines is None else lines
 
     def segment(self, node: ast.AST | None) -> str | None:
         if node is None:

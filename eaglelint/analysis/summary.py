@@ -217,7 +217,7 @@ def summarize_lazily(text: str, path: str) -> ModuleSummary | None:
     classes.changed = True  # not in the cache yet
     mod.classes = classes
     mod.functions = LazyFunctions({}, later, classes)
-    summarizer = _Summarizer(mod, text)
+    summarizer = _Summarizer(mod, text, lines)
     summarizer.module(tree, deferred={id(placeholders[first]) for first, _ in (*pending.values(), *later.values())})
     if any(info is not None and name.split(".")[0] in pending for name, info in classes.done.items()):
         return None  # a class of the same name bound elsewhere too (under an `if`): whole
@@ -534,7 +534,7 @@ class LazyClasses(_Lazy[ClassInfo]):
         """The summariser of the module's own parse, or one made for its text (after the cache)."""
         if self._summarizer is None:
             assert self._mod is not None
-            self._summarizer = _Summarizer(self._mod, text)
+            self._summarizer = _Summarizer(self._mod, text, self._lines)
             self._summarizer.constants = self.constants
         return self._summarizer
 
@@ -614,9 +614,10 @@ class _Body:
 
 
 class _Summarizer:
-    def __init__(self, mod: ModuleSummary, source: str):
+    def __init__(self, mod: ModuleSummary, source: str, lines: list[str] | None = None):
+        """`lines`: the source split already (`split_lines`), not split again."""
         self.mod = mod
-        self.lines = SourceLines(source)
+        self.lines = SourceLines(source, lines)
 
     # -- expressions -> refs -------------------------------------------------
     @staticmethod

@@ -7,6 +7,7 @@ compared field by field and in class order, never a stored expectation.
 
 import ast
 import random
+import re
 import textwrap
 from pathlib import Path
 
@@ -436,3 +437,54 @@ def test_a_wrapper_pattern_with_its_needles_finds_the_classes_it_finds_alone(att
         assert [c.name for c in fast.classes_matching(pattern, needles=needles)] == expected, path.name
         found += len(expected)
     assert found > 50
+
+
+def test_subclasses_of_the_classes_a_pattern_finds_are_parsed_by_the_names_in_their_headers():
+    """`classes_matching(pattern, subclasses=True)`: the classes whose text the pattern finds,
+    and, round after round, those whose header names one of the classes parsed so far: by a
+    whole word (`Base`, not `BaseMixin` or `MyBase`), by a nested class's dotted name, or by a
+    name that is not one word (a middle dot may continue an identifier; such a class is parsed
+    with the module here, being decorated)."""
+    text = textwrap.dedent('''\
+        import torch
+
+
+        class Base:
+            marker = 1
+
+
+        class Child(Base):
+            pass
+
+
+        class Grandchild(Child, torch.nn.Module):
+            pass
+
+
+        class Outer:
+            class Inner:
+                pass
+
+
+        class FromInner(Outer.Inner):
+            pass
+
+
+        class NotASubclass(BaseMixin, MyBase):
+            pass
+
+
+        class Unrelated:
+            pass
+        ''')
+    mod = lazily(text)
+    parsed = [info.name for info in mod.classes_matching(re.compile(r"marker"), subclasses=True)]
+    assert parsed == ["Base", "Child", "Grandchild"]
+    mod = lazily(text)
+    parsed = [info.name for info in mod.classes_matching(re.compile(r"class Inner"), subclasses=True)]
+    assert parsed == ["Outer", "Outer.Inner", "FromInner"]
+    mod = lazily("@decorated\nclass Spe\u00b7cial:\n    pass\n\n\nclass FromSpecial(Spe\u00b7cial):\n    pass\n\n\n"
+                 "class Unrelated:\n    pass\n")
+    assert "Spe\u00b7cial" in mod.classes.done  # decorated: parsed with the module
+    parsed = [info.name for info in mod.classes_matching(re.compile(r"no such text"), subclasses=True)]
+    assert parsed == ["Spe\u00b7cial", "FromSpecial"]

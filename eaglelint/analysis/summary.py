@@ -132,6 +132,7 @@ def summarize(tree: ast.Module, source: str, path: str) -> ModuleSummary:
 # in the module's parse; anything unexpected falls back to parsing the whole file.
 
 _CLASS_HEADER = re.compile(r"class[ \t]+(\w+)")
+_WORDS = re.compile(r"\w+")
 _DEF_HEADER = re.compile(r"(?:async[ \t]+)?def[ \t]+(\w+)")
 # what may let a pattern match a class's text alone but not where it stands in the module (an
 # anchor, \B or a lookaround at the text's edge); a `\b` there only adds matches, checked alone
@@ -331,6 +332,7 @@ class LazyClasses(_Lazy[ClassInfo]):
         # per pending class, what its header or text tells without parsing the class
         self._heads: dict[str, tuple[Ref, ...] | None] = {}
         self._texts: dict[str, str] = {}
+        self._words: dict[str, frozenset[str]] = {}
         self._offsets: list[int] | None = None  # where each line of the text starts
 
     def bind(self, mod: ModuleSummary, text: Callable[[], str],
@@ -351,7 +353,7 @@ class LazyClasses(_Lazy[ClassInfo]):
         state = dict(self.__dict__)
         for name in ("_mod", "_text", "_summarizer", "_lines", "_on_error"):
             state[name] = None
-        state["_heads"], state["_texts"], state["_offsets"] = {}, {}, None
+        state["_heads"], state["_texts"], state["_words"], state["_offsets"] = {}, {}, {}, None
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -421,10 +423,14 @@ class LazyClasses(_Lazy[ClassInfo]):
             found = {name for name, info in self.done.items() if info is not None}
             todo = self._matching(pattern, needles)  # searched once: the rounds add subclasses
             while True:
-                bases = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(found))) + r")\b") \
-                    if subclasses and found else None
-                todo += [name for name, (first, _) in self.pending.items()
-                         if name not in todo and bases is not None and bases.search(_header(lines, first))]
+                if subclasses and found:  # a header that names one (`\bName\b`): a word of it, or,
+                    # for a name that is not one word (a nested class's `Outer.Inner`), searched for
+                    dotted = [n for n in found if not _WORDS.fullmatch(n)]
+                    bases = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(dotted))) + r")\b") \
+                        if dotted else None
+                    todo += [name for name, (first, _) in self.pending.items()
+                             if name not in todo and (not found.isdisjoint(self._header_words(name, lines, first))
+                                                      or bases is not None and bases.search(_header(lines, first)))]
                 if not todo:
                     break
                 for name in todo:
@@ -435,6 +441,12 @@ class LazyClasses(_Lazy[ClassInfo]):
                 if not subclasses:
                     break
         return [info for info in self.done.values() if info is not None]
+
+    def _header_words(self, name: str, lines: list[str], first: int) -> frozenset[str]:
+        """The words (`\\w+`) of a pending class's header, found once."""
+        if name not in self._words:
+            self._words[name] = frozenset(_WORDS.findall(_header(lines, first)))
+        return self._words[name]
 
     def _class_text(self, name: str) -> str:
         if name not in self._texts:

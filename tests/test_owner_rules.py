@@ -173,3 +173,19 @@ def test_qwen3_vl_0_5_11_is_clean():
     qwen3_vl = release_root("0.5.11") / "sglang" / "srt" / "models" / "qwen3_vl.py"
     findings = check(qwen3_vl)
     assert not [f for f in findings if f.code in ("EGL040", "EGL041")]
+
+
+def test_the_owner_bytes_test_takes_a_class_as_registered_only_by_its_whole_name():
+    """`may_hold_owner`: a class that is neither a base of another nor named after EntryClass
+    cannot be an owner with a gap; `ToyForCausalLM` is not named by `ToyForCausalLMV2`."""
+    from eaglelint.checks.owner import ClassIndex, may_hold_owner
+
+    body = (b"class ToyModel(nn.Module):\n    def forward(self, x):\n        aux = []\n"
+            b"        return x, aux\n\n\n"
+            b"class ToyForCausalLM(nn.Module):\n    def __init__(self, config):\n"
+            b"        self.model = ToyModel(config)\n        self.lm_head = None\n"
+            b"        self.logits_processor = None\n\n\n")
+    for listed, expected in ((b"ToyForCausalLMV2", False), (b"MyToyForCausalLM", False), (b"ToyForCausalLM", True)):
+        raw = body + b"EntryClass = [" + listed + b"]\n"
+        path = Path("/t/toy.py")
+        assert may_hold_owner(path, ClassIndex({path: raw})) is expected, listed

@@ -104,13 +104,17 @@ def may_hold_owner(path: Path, index: ClassIndex) -> bool:
     if b"lm_head" not in raw or b"logits_processor" not in raw:
         return False
     entries = raw[raw.find(b"EntryClass"):] if b"EntryClass" in raw else b""
+    listed: set[bytes] | None = None  # the words after EntryClass (`\bname\b` there), found once needed
     for name, start, end in index.by_path.get(path, []):
         if not _HEAD.search(raw, start, end) or all(raw.find(d, start, end) >= 0 for d in _DEFS):
             continue
         if raw.find(b"def forward", start, end) >= 0 and raw.find(b"logits_processor(", start, end) < 0:
             continue  # its own forward computes no logits: not an owner
-        if name not in index.subclasses and not re.search(rb"\b" + name + rb"\b", entries):
-            continue  # neither registered here nor a base of anything
+        if name not in index.subclasses:
+            if listed is None:
+                listed = set(_WORD.findall(entries))
+            if name not in listed:
+                continue  # neither registered here nor a base of anything
         if is_draft_name(name.decode(), path):
             continue
         held = [v.rsplit(b".", 1)[-1] for v in _DECODER.findall(raw, start, end)]

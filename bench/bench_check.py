@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import ast
 import compileall
+import gc
 import importlib.util
 import os
 import resource
@@ -93,6 +94,7 @@ def side_by_side(measures: dict[str, object], runs: int) -> dict[str, tuple[floa
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in measures}
     for _ in range(runs):
         for name, fn in measures.items():
+            gc.collect()  # what the measure before left (a checked project is a cycle) is not this one's to free
             wall, cpu = time.perf_counter(), cpu_seconds()
             fn()
             times[name].append((time.perf_counter() - wall, cpu_seconds() - cpu))
@@ -103,6 +105,7 @@ def median_seconds(fn, runs: int, before=lambda: None) -> float:
     times = []
     for _ in range(runs):
         before()
+        gc.collect()
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)

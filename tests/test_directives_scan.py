@@ -131,6 +131,15 @@ def test_drawn_snippets_agree_with_the_tokenizer(text):
     assert through_comments(text) == reference(text)
 
 
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="#'\"\\()[]{} \t\f\v\r\n\x00ax1:=é", max_size=60))
+def test_drawn_characters_agree_with_the_tokenizer(text):
+    """Any mix of the characters the lexer looks at, and some the tokenizer rejects."""
+    scanned = scanned_comments(text)
+    if scanned is not None:
+        assert (scanned[0], scanned[1]) == reference(text)
+
+
 def test_the_lexer_answers_most_snippets_without_the_declining_pieces():
     """The drawn test above would pass with a lexer that always declines; this one would not."""
     rng = random.Random(7)

@@ -12,7 +12,13 @@ from fetch_sglang import release_root, vllm_root
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eaglelint.analysis.directives import comments, scan_directives, scanned_comments, tokenizer_comments
+from eaglelint.analysis.directives import (
+    LEXES_LIKE_TOKENIZE,
+    comments,
+    scan_directives,
+    scanned_comments,
+    tokenizer_comments,
+)
 from eaglelint.analysis.sources import decode_source
 
 
@@ -77,7 +83,7 @@ CASES = [
 @pytest.mark.parametrize(("text", "answered"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_the_lexer_agrees_with_the_tokenizer_or_declines(text, answered):
     scanned = scanned_comments(text)
-    assert (scanned is not None) == answered
+    assert (scanned is not None) == (answered and LEXES_LIKE_TOKENIZE)  # 3.12's tokenize lexes f-strings
     if scanned is not None:
         assert (scanned[0], scanned[1]) == reference(text)
     assert through_comments(text) == reference(text)
@@ -92,10 +98,10 @@ def test_cases_hold_comments_and_spans():
 
 def test_known_answers_written_by_hand():
     """Cases whose answer is read off the text, not from either implementation."""
-    assert scanned_comments('x = "# no"  # yes\n') == ([(1, 12, "# yes")], {})
-    assert scanned_comments("f(a,  # one\n  b)\n") == ([(1, 6, "# one")], {1: (1, 2), 2: (1, 2)})
-    assert scanned_comments('d = """\n# no\n"""  # yes\n') == ([(3, 5, "# yes")], {n: (1, 3) for n in (1, 2, 3)})
-    assert scanned_comments("x = 1 + \\\n# c\ny = 2\n") == ([(2, 0, "# c")], {1: (1, 2), 2: (1, 2)})
+    assert through_comments('x = "# no"  # yes\n') == ([(1, 12, "# yes")], {})
+    assert through_comments("f(a,  # one\n  b)\n") == ([(1, 6, "# one")], {1: (1, 2), 2: (1, 2)})
+    assert through_comments('d = """\n# no\n"""  # yes\n') == ([(3, 5, "# yes")], {n: (1, 3) for n in (1, 2, 3)})
+    assert through_comments("x = 1 + \\\n# c\ny = 2\n") == ([(2, 0, "# c")], {1: (1, 2), 2: (1, 2)})
     # the tokenizer stops at the dedent to column 2: the comment on that line is not found
     assert through_comments("if x:\n    y = 1  # a\n  z = 2  # b\n") == ([(2, 11, "# a")], {})
 
@@ -146,7 +152,7 @@ def test_the_lexer_answers_most_snippets_without_the_declining_pieces():
     pieces = [p for p in PIECES if p not in DECLINING]
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(40))) for _ in range(300)]
     answered = [t for t in texts if scanned_comments(t) is not None]
-    assert len(answered) >= 200
+    assert len(answered) >= 200 if LEXES_LIKE_TOKENIZE else not answered
     assert all((lambda s: (s[0], s[1]))(scanned_comments(t)) == reference(t) for t in answered)
 
 
@@ -173,4 +179,5 @@ def test_every_file_of_a_release_gets_the_tokenizers_answer_from_the_lexer(tree)
         elif (scanned[0], scanned[1]) != reference(text):
             differ.append(path)
     assert differ == []
-    assert len(declined) <= len(files) // 100  # the lexer itself answers for nearly every file
+    # the lexer itself answers for nearly every file
+    assert len(declined) <= len(files) // 100 if LEXES_LIKE_TOKENIZE else len(declined) == len(files)

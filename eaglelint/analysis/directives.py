@@ -186,7 +186,7 @@ def _lexeme() -> re.Pattern:
 
 
 _LEADING = re.compile(r"[ \t\f]*")
-_TOKENIZE_IS_311 = sys.version_info < (3, 12)  # 3.12 tokenizes the insides of f-strings
+LEXES_LIKE_TOKENIZE = sys.version_info < (3, 12)  # 3.12 tokenizes the insides of f-strings
 _UNSURE, _DEDENT = -1, -2  # a line the lexer leaves to the tokenizer; one it raises IndentationError at
 _LINE_BREAKS = ("statement", "newline")
 _DEPTH = {"open": 1, "close": -1, "end": 0}
@@ -199,7 +199,7 @@ def scanned_comments(text: str) -> tuple[list[tuple[int, int, str]], dict[int, t
     not model (a lone CR, an unterminated string, a stray backslash, an unmatched closing
     bracket, a statement that starts with a backslash continuation), or where Python's
     tokenizer is not 3.11's."""
-    if not _TOKENIZE_IS_311 or ("\r" in text and text.count("\r") != text.count("\r\n")):
+    if not LEXES_LIKE_TOKENIZE or ("\r" in text and text.count("\r") != text.count("\r\n")):
         return None
     found: list[tuple[int, int, str]] = []
     spans: dict[int, tuple[int, int]] = {}

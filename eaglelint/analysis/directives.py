@@ -1,7 +1,9 @@
-"""Suppression directives in a file's comments: found by the tokenizer, kept as plain data.
+"""Suppression directives in a file's comments: found as the tokenizer finds them, kept as plain data.
 
-Why its own module, in analysis: finding comments takes a tokenizer pass over the whole
-file (a string that contains `# noqa` is no comment), the dearest part of a warm run.
+Why its own module, in analysis: finding comments takes a pass over the whole file (a
+string that contains `# noqa` is no comment), the dearest part of a warm run. The pass is
+one regular expression with the tokenizer's bookkeeping, held to Python's tokenize module
+(which takes over wherever the lexer is unsure).
 The result depends on the file's bytes alone, so the cache keeps it by their digest, as
 it keeps a summary; pipeline/suppressions.py applies it, and `--add-noqa` reads the same comments.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 import tokenize
 from dataclasses import dataclass
 from functools import cache
@@ -106,7 +109,20 @@ def codes_of(text: str | None) -> tuple[str, ...] | None:
 
 
 def comments(text: str, spans: dict[int, tuple[int, int]]):
-    """(line, column, text) of each comment; fills `spans` with the multi-line logical lines."""
+    """(line, column, text) of each comment; fills `spans` with the multi-line logical lines.
+    The lexer below where it is sure to agree with the tokenizer, the tokenizer elsewhere."""
+    scanned = scanned_comments(text)
+    if scanned is None:
+        yield from tokenizer_comments(text, spans)
+        return
+    found, scanned_spans = scanned
+    spans.update(scanned_spans)
+    yield from found
+
+
+def tokenizer_comments(text: str, spans: dict[int, tuple[int, int]]):
+    """`comments` by Python's tokenize module: the reference the lexer is held to. A file the
+    tokenizer rejects keeps what it yielded before the error."""
     start = None
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -120,6 +136,152 @@ def comments(text: str, spans: dict[int, tuple[int, int]]):
                 start = None
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return
+
+
+# What the tokenizer's line loop tells apart, one alternative each, after a run of names,
+# numbers, operators, blanks, one-line strings and one-line bracket pairs holding only
+# those: a pair opened and closed on one line leaves the depth as it was. A line break
+# followed by spaces and a token comes with the blank lines before that token's line and with
+# the lines after it that hold only such a run at the same indentation: each of those is a
+# logical line of its own, and none changes the indentation. A string ends where the
+# tokenizer's own patterns end it (Lib/tokenize.py in 3.11: a prefix does not change where,
+# a backslash escapes the next character, an f-string is one string); a quote or backslash
+# that starts none of these is a case left to the tokenizer.
+_PLAIN = r"[^\n\r#()\[\]{}'\"\\]++"
+_ONE_LINE = (r"(?!''')'[^\n'\\]*+(?:\\[^\r\n][^\n'\\]*+)*+'"
+             r'|(?!""")"[^\n"\\]*+(?:\\[^\r\n][^\n"\\]*+)*+"')
+
+
+def _pairs(inside: str) -> str:
+    return "|".join(rf"\{opening}(?:{inside})*+\{closing}" for opening, closing in ("()", "[]", "{}"))
+
+
+_TOKENS = f"{_PLAIN}|{_ONE_LINE}"
+_RUN = f"(?:{_TOKENS}|{_pairs(_TOKENS)})*+"
+_STRING = "|".join((
+    r"'''[^'\\]*+(?:(?:\\.|'(?!''))[^'\\]*+)*+'''",
+    r'"""[^"\\]*+(?:(?:\\.|"(?!""))[^"\\]*+)*+"""',
+    r"(?!''')'[^\n'\\]*+(?:(?:\\\r\n|\\.)[^\n'\\]*+)*+'",  # three quotes start a triple-quoted one
+    r'(?!""")"[^\n"\\]*+(?:(?:\\\r\n|\\.)[^\n"\\]*+)*+"',
+))
+
+
+@cache
+def _lexeme() -> re.Pattern:
+    """Compiled on first use (a few milliseconds): a warm run takes every file's directives
+    from the cache."""
+    return re.compile(
+        _RUN
+        + r"(?:(?P<statement>\n(?:[ \t\f]*+\n)*+(?P<indent> *+)(?=[^\t\f#\r\n\\])"
+        + rf"(?:{_RUN}\n(?:[ \t\f]*+\n)*+(?P=indent)(?=[^ \t\f#\r\n\\]))*+)"
+        r"|(?P<newline>\r?\n)"
+        r"|(?P<comment>#[^\r\n]*+)"
+        r"|(?P<open>[(\[{])"
+        r"|(?P<close>[)\]}])"
+        rf"|(?P<string>{_STRING})"
+        r"|(?P<continuation>\\\r?\n)"
+        r"|(?P<unsure>['\"\\])"
+        r"|(?P<end>\Z))",  # so that no search starts again inside a string of the last run
+        re.DOTALL)
+
+
+_LEADING = re.compile(r"[ \t\f]*")
+LEXES_LIKE_TOKENIZE = sys.version_info < (3, 12)  # 3.12 tokenizes the insides of f-strings
+_UNSURE, _DEDENT = -1, -2  # a line the lexer leaves to the tokenizer; one it raises IndentationError at
+_LINE_BREAKS = ("statement", "newline")
+_DEPTH = {"open": 1, "close": -1, "end": 0}
+
+
+def scanned_comments(text: str) -> tuple[list[tuple[int, int, str]], dict[int, tuple[int, int]]] | None:
+    """What `tokenizer_comments` yields and fills in, found by one regular expression and the
+    tokenizer's own bookkeeping (bracket depth, backslash continuations, indentation, the
+    NEWLINE it adds after a last line without one); None where the text holds what this does
+    not model (a lone CR, an unterminated string, a stray backslash, an unmatched closing
+    bracket, a statement that starts with a backslash continuation), or where Python's
+    tokenizer is not 3.11's."""
+    if not LEXES_LIKE_TOKENIZE or ("\r" in text and text.count("\r") != text.count("\r\n")):
+        return None
+    found: list[tuple[int, int, str]] = []
+    spans: dict[int, tuple[int, int]] = {}
+    indents = [0]
+    # the first line of the current logical line: set where a line read as a new statement
+    # holds a token, None over blank and comment lines (whose NEWLINE ends nothing)
+    start = _statement(text, 0, indents, 1)  # never a dedent
+    if start == _UNSURE:
+        return None
+    line, depth, continued_at = 1, 0, -1
+    for match in _lexeme().finditer(text):
+        kind = match.lastgroup or ""
+        at, end = match.start(kind), match.end()
+        if kind in _LINE_BREAKS:
+            breaks = text.count("\n", at, end)
+            line += breaks
+            if depth:
+                continue
+            if start is not None and line - breaks > start:
+                spans.update({n: (start, line - breaks) for n in range(start, line - breaks + 1)})
+            if kind == "newline":
+                start = _statement(text, end, indents, line)
+            else:
+                start = line if _indented(match.end("indent") - match.start("indent"), indents) else _DEDENT
+            if start is not None and start < 0:  # what came before an IndentationError stands
+                return (found, spans) if start == _DEDENT else None
+        elif kind == "comment":
+            found.append((line, at - text.rfind("\n", 0, at) - 1, match.group(kind)))
+        elif kind == "string":
+            line += text.count("\n", at, end)
+        elif kind in _DEPTH:
+            depth += _DEPTH[kind]
+            if depth < 0:
+                return None
+        elif kind == "continuation":
+            line += 1
+            continued_at = end
+        else:
+            return None
+    if start is not None and not depth and continued_at != len(text):
+        _last_newline(text, start, line, spans)  # else the tokenizer's 'EOF in multi-line statement'
+    return found, spans
+
+
+def _last_newline(text: str, start: int, line: int, spans: dict[int, tuple[int, int]]) -> None:
+    """The NEWLINE the tokenizer adds after a last line that has no line break and does not
+    start with `#`: it ends the logical line that started at `start`."""
+    last = text[text.rfind("\n") + 1:]
+    if line > start and last and not last.strip().startswith("#"):
+        spans.update({n: (start, line) for n in range(start, line + 1)})
+
+
+def _statement(text: str, line_at: int, indents: list[int], line: int) -> int | None:
+    """The tokenizer's step into the line starting at `line_at`, read as a new statement:
+    `line` where it holds a token; None for a blank or comment line (no indentation step)
+    and at the end; _DEDENT where the tokenizer raises IndentationError; _UNSURE where the
+    line starts with a backslash."""
+    leading = _LEADING.match(text, line_at)
+    at = leading.end() if leading else line_at
+    first = text[at:at + 1]
+    if first in ("", "#", "\r", "\n"):
+        return None
+    column = 0
+    for char in text[line_at:at]:
+        column = (column // 8 + 1) * 8 if char == "\t" else 0 if char == "\f" else column + 1
+    if first == "\\":
+        return _UNSURE
+    return line if _indented(column, indents) else _DEDENT
+
+
+def _indented(column: int, indents: list[int]) -> bool:
+    """A statement at `column`: a deeper block, or the end of blocks down to one at that
+    column; False where none is (the tokenizer's 'unindent does not match')."""
+    if column == indents[-1]:
+        return True
+    if column > indents[-1]:
+        indents.append(column)
+        return True
+    if column not in indents:
+        return False
+    del indents[indents.index(column) + 1:]
+    return True
 
 
 def comments_and_spans(text: str) -> tuple[dict[int, tuple[int, str]], dict[int, tuple[int, int]]]:

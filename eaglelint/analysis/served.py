@@ -21,6 +21,7 @@ language model).
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import re
 from dataclasses import dataclass, field
@@ -31,9 +32,11 @@ from weakref import WeakKeyDictionary
 from .entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
 from .exprs import expression_refs
 from .prefilter import DEFAULT_HELD_ATTR
+from .refs import Ref
 from .roles import is_draft
+from .scope import import_bindings
 from .sources import SourceError
-from .summary import ENTRY, LazyClasses
+from .summary import ENTRY, LazyClasses, class_header
 
 if TYPE_CHECKING:
     from .project import Project
@@ -244,6 +247,9 @@ def sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
 
 
 def _sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
+    quick = _sketch_unsummarised(resolver, cls)
+    if quick is not None:
+        return quick
     mod = resolver.module(cls.path)
     assert mod is not None
     late = frozenset(member for _, _, member in mod.late_members.get(cls.qualname, []) if member)
@@ -288,3 +294,295 @@ def provides(resolver: Resolver, cls: ClassEntity, name: str) -> bool:
     """cls or a base defines, binds, assigns per instance or is given `name` after its body."""
     return any(name in s.members or name in s.assigned for s in map(lambda c: sketch(resolver, c),
                                                                      ancestors(resolver, cls)))
+
+
+# -- a class of a module not summarised yet, read from the module's text ---------------------
+#
+# Why: the registry's candidates are mostly `class XForCausalLM(nn.Module)` in modules that
+# nothing else reads (a cold check of 0.5.23 summarised 75 modules for their sketches alone).
+# A summary made now would leave such a class unparsed, and `_sketch` would read it from its
+# text (`pending_text`); what that needs of the module besides the class's own lines is the
+# binding of each name its bases start from, and the members added after its body. Where the
+# text settles both (each such name bound by one import or `class` statement at column 0 and
+# only read elsewhere, the class named by no other module-level statement but a literal
+# `EntryClass`), and the module would be cut as `summarize_lazily` cuts it, the same Sketch is
+# made here from the same lines, the bases evaluated through that binding.
+
+
+def _sketch_unsummarised(resolver: Resolver, cls: ClassEntity) -> Sketch | None:
+    """cls's Sketch, exactly as `_sketch` makes it from a summary made now, read without one;
+    None where the module has a summary already (or the cache holds one), or its text leaves
+    a doubt: `_sketch` then makes it."""
+    project = resolver.project
+    memo: dict[str, tuple[Path, _Text | None]] = resolver.memos.setdefault("served.text", {})
+    if cls.path not in memo:
+        path = Path(os.path.abspath(cls.path))
+        memo[cls.path] = path, None if path in project._summaries else _Text.read(project, path)
+    path, module = memo[cls.path]
+    if "." in cls.qualname or path in project._summaries:
+        return None
+    pending = module.pending(cls.qualname) if module is not None else None
+    if module is None or pending is None:
+        return None
+    first, start, end = pending
+    text = module.text
+    head = text[start:end].split("\n", 21)  # lines as split_lines cuts them (no \r here): class_header reads 21
+    header = class_header([line + "\n" for line in head[:-1]] + head[-1:], 1)
+    bases = _header_bases(resolver, cls, module, header, (start, start + len(header)))
+    if bases is None or not _named_only_here(module, cls.qualname, (start, end)) \
+            or path in project._summaries:  # evaluating the bases came back to this module
+        return None
+    body = "\n" + text[start:end]
+    return Sketch(first, bases, frozenset(_DEF.findall(body)) | frozenset(_CLASS_ATTR.findall(body)),
+                  frozenset(_SELF_SET.findall(body)))
+
+
+# a line that starts with code at column 0 (summary.py `code_at_0`), found after its newline,
+# where no line starts with whitespace other than a space or a tab (`_ODD_START`)
+_START = re.compile(r"\n[^\s#)\]}]")
+_ODD_START = re.compile(r"\n[^\S \t\n]")
+_QUOTES = ('"""', "'''")
+_STATEMENT_LIKE = re.compile(r"(?:class|def|async|from|import)\b|@")
+# what may stand before a triple quote (after it: a quote) where another string hides it
+_NEXT_TO = ("'", '"', "\\")
+# a triple quote after a `#` on its line
+_COMMENTED_QUOTE = re.compile(r"#[^\n]*(?:\"\"\"|''')")
+_CONTINUED = re.compile(r"\\\s*$", re.MULTILINE)
+_TOP = re.compile(r"\n(?:(class)|(?:async[ \t]+)?def)[ \t]+(\w+)")  # a class or function at column 0
+_INNER_DEF = re.compile(r"\n[ \t]+(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
+# a column-0 statement whose block may define a top-level name again (summary.py `walk_local`)
+_BLOCK = re.compile(r"\n(?:if|elif|else|try|except|finally|for|while|with|async|match)\b")
+_IMPORT_LINE = re.compile(r"import\b")
+_LITERAL_TEXT = re.compile(_LITERAL.pattern.decode(), re.MULTILINE)
+
+
+def _strings_hide_nothing(text: str, starts: list[int]) -> bool:
+    """No triple-quoted string holds a line at column 0 that reads as a `class`, `def`,
+    decorator or import statement (`code_at_0` does not know strings: such a line would be cut
+    as one), each triple quote read where it stands: none on a line after a `#`, next to
+    another quote or after a backslash (where a comment or another string may hide it)."""
+    if _COMMENTED_QUOTE.search(text):
+        return False
+    ahead = {quote: text.find(quote) for quote in _QUOTES}  # the next of each kind
+    while True:
+        at = min((found for found in ahead.values() if found >= 0), default=-1)
+        if at < 0:
+            return True
+        quote = text[at:at + 3]
+        close = text.find(quote, at + 3)
+        if close < 0 or any(text[q - 1:q] in _NEXT_TO or text[q + 3:q + 4] in _NEXT_TO[:2] for q in (at, close)):
+            return False
+        for k in range(bisect.bisect_right(starts, at), bisect.bisect_left(starts, close)):
+            if _STATEMENT_LIKE.match(text, starts[k]):
+                return False
+        for kind, found in ahead.items():
+            if 0 <= found < close + 3:
+                ahead[kind] = text.find(kind, close + 3)
+
+
+@dataclass
+class _Text:
+    """A module's text as `summarize_lazily` would cut it, for `_sketch_unsummarised`: where each
+    line that starts with code at column 0 begins (`code_at_0`), and its import lines."""
+
+    text: str
+    starts: list[int]
+    imports: dict[int, str]  # where a line holding the word `import` begins -> the line
+    classes: dict[str, int]  # where each `class` line at column 0 begins (each name is there once)
+    _entry: tuple[int, int] | None = None
+    _entry_read: bool = False
+
+    def entry(self) -> tuple[int, int] | None:
+        """Where a literal `EntryClass` list (or name) stands, the module's only `EntryClass`."""
+        if not self._entry_read:
+            self._entry_read = True
+            found = _LITERAL_TEXT.search("\n" + self.text) if self.text.count(ENTRY) == 1 else None
+            # the match opens with the newline put before the text: its span, less one, is in the text
+            self._entry = (found.start() - 1, found.end() - 1) if found is not None else None
+        return self._entry
+
+    @classmethod
+    def read(cls, project: Project, path: Path) -> _Text | None:
+        """None where the summary would not be made fresh and lazily, or a lazy read might cut it
+        otherwise: the cache holds a summary (one read from it may have classes parsed); a
+        NUL, a \\r, a backslash at a line's end (a string or statement may run across a
+        column-0 line); a triple-quoted string that runs across a column-0 line (a `class`
+        line there may be no statement); a top-level class or function name defined again
+        inside a block (`summarize_lazily` then reads the module whole)."""
+        try:
+            raw = project.raw(path)
+            text = project.source(path).text
+        except SourceError:
+            return None
+        if project.cache is not None and project.cache.has(project.digests.get(path) or project.note_read(path, raw)):
+            return None
+        lined = "\n" + text  # a match's newline there is the one before its line: its start is the line's, in text
+        if "\x00" in text or "\r" in text or _CONTINUED.search(text) or _ODD_START.search(lined):
+            return None
+        starts = [m.start() for m in _START.finditer(lined)]
+        if not _strings_hide_nothing(text, starts):
+            return None
+        cuts = [*starts, len(text)]
+        found = [(m[1], m[2], m.start()) for m in _TOP.finditer(lined)]
+        classes = {name: at for kind, name, at in found if kind}
+        top = [name for _, name, _ in found]
+        if len(set(top)) != len(top):
+            return None  # a name at column 0 twice: one may be decorated, or left in the module's parse
+        blocks = {n for m in _BLOCK.finditer(lined)
+                  for n in _INNER_DEF.findall(text, m.start(), cuts[bisect.bisect_right(cuts, m.start())])}
+        if blocks & set(top):
+            return None
+        imports: dict[int, str] = {}
+        for m in _IMPORT_LINE.finditer(text):
+            begin = text.rfind("\n", 0, m.start()) + 1
+            if begin not in imports:
+                end = text.find("\n", m.start())
+                imports[begin] = text[begin:end if end >= 0 else len(text)]
+        return cls(text, starts, imports, classes)
+
+    def pending(self, name: str) -> tuple[int, int, int] | None:
+        """(first line, where it begins, where it ends) of top-level class `name` as
+        `class_chunks` cuts it: its header at column 0, the only one of its name, undecorated,
+        its triple quotes paired; None otherwise."""
+        text = self.text
+        start = self.classes.get(name)
+        if start is None:
+            return None
+        k = bisect.bisect_left(self.starts, start)
+        if k == len(self.starts) or self.starts[k] != start or k and text.startswith("@", self.starts[k - 1]):
+            return None
+        end = self.starts[k + 1] if k + 1 < len(self.starts) else len(text)
+        if any(text.count(quote, start, end) % 2 for quote in _QUOTES):
+            return None
+        return text.count("\n", 0, start) + 1, start, end
+
+
+def _header_bases(resolver: Resolver, cls: ClassEntity, module: _Text, header: str,
+                  span: tuple[int, int]) -> tuple[ClassEntity, ...] | None:
+    """The bases of the header as `_sketch` resolves them in module scope, each name they start
+    from taken as bound by its one binding (`_bound`); None where the header does not parse
+    alone as cls's, a base is more than a dotted name, or a name's binding is in doubt."""
+    try:
+        node = ast.parse(header.strip() + "\n    pass\n").body[0]
+    except (SyntaxError, ValueError, RecursionError, IndexError):
+        return None
+    if not isinstance(node, ast.ClassDef) or node.name != cls.qualname:
+        return None
+    refs = [r for b in node.bases for r in expression_refs(b.value if isinstance(b, ast.Subscript) else b, None)]
+    bound: dict[str, Ref | ClassEntity] = {}
+    for ref in refs:
+        root = ref
+        while root.kind == "attr" and len(root.args) == 1:
+            root = root.args[0]
+        if root.kind != "name":
+            return None
+        if root.name not in bound:
+            found = _bound(module, cls.path, root.name, span)
+            if found is None:
+                return None
+            bound[root.name] = found
+    found_bases: list[ClassEntity] = []
+    for ref in refs:
+        binding = bound.get(ref.name) if ref.kind == "name" else None
+        if isinstance(binding, ClassEntity):  # `lookup` of a name a `class` statement binds
+            found_bases.append(binding)
+        elif any(isinstance(b, ClassEntity) for b in bound.values()) and ref.kind != "name":
+            return None  # an attribute of a class of this module: `member` would read the class
+        else:
+            found_bases += [e for e in resolver.evaluate(_through(ref, bound), cls.path) if isinstance(e, ClassEntity)]
+    return tuple(dict.fromkeys(e for e in found_bases if e != cls))
+
+
+def _through(ref: Ref, bound: dict[str, Ref | ClassEntity]) -> Ref:
+    """`ref` (a name, or attributes of one) with its name replaced by the import that binds it."""
+    if ref.kind == "name":
+        binding = bound[ref.name]
+        assert isinstance(binding, Ref)
+        return binding
+    return Ref(ref.kind, ref.name, ref.attr, tuple(_through(a, bound) for a in ref.args))
+
+
+def _words(text: str, name: str, reads: bool = True) -> list[int]:
+    """Where `name` occurs in text as a name of its own: a whole word, not an attribute
+    (`x.name`). `reads` False: not where an attribute of it is taken (`name.x`) either."""
+    if len(name) < _FOUND_BY_PATTERN:  # short and frequent (`nn`): one pattern, kept by `re`, finds them
+        found = [m.start() for m in re.finditer(re.escape(name) + (r"\b" if reads else r"\b(?![ \t]*\.)"), text)]
+    else:  # rare: found as text, without compiling a pattern per name
+        found = []
+        at = text.find(name)
+        while at >= 0:
+            end = at + len(name)
+            if not (text[end:end + 1] and ("a" + text[end:end + 1]).isidentifier()) \
+                    and (reads or _READ_AFTER.match(text, end) is None):
+                found.append(at)
+            at = text.find(name, at + len(name))
+    out = []
+    for at in found:
+        before = text[at - 1:at]
+        if not (before == "." or before and ("a" + before).isidentifier()):
+            out.append(at)
+    return out
+
+
+_FOUND_BY_PATTERN = 8
+_READ_AFTER = re.compile(r"[ \t]*\.")
+
+
+_DEFINES = re.compile(r"(?:(class)|(?:async[ \t]+)?def)[ \t]+(\w+)")
+
+
+def _binders(module: _Text, name: str, skip: tuple[int, int], reads: bool) -> set[tuple[int, str]]:
+    """The module-level statements that may bind `name` (or, with `reads`, do anything with it),
+    as (index in `starts`, "class" / "def" for the statement whose own name it is, else
+    "statement"). Not counted: `skip`, a literal `EntryClass` list, and the lines of a class or
+    function (its body, header and decorators): the summary reads no module-level binding
+    there. Without `reads`, `name.attr` on a line without `import` is not counted either."""
+    text = module.text
+    found = _words(text, name, reads)
+    if not reads:  # `import name.sub` binds it
+        found += [begin + at for begin, line in module.imports.items() if name in line for at in _words(line, name)]
+    out: set[tuple[int, str]] = set()
+    entry = module.entry()
+    for at in found:
+        if skip[0] <= at < skip[1] or entry is not None and entry[0] <= at < entry[1]:
+            continue
+        k = bisect.bisect_right(module.starts, at) - 1
+        head = _DEFINES.match(text, module.starts[k]) if k >= 0 else None
+        if head is None and k >= 0 and text.startswith("@", module.starts[k]):
+            continue  # a decorator's line: read there
+        if head is None:
+            out.add((k, "statement"))
+        elif head.start(2) == at:
+            out.add((k, "class" if head[1] else "def"))
+    return out
+
+
+def _bound(module: _Text, path: str, name: str, header: tuple[int, int]) -> Ref | ClassEntity | None:
+    """What the module binds `name` to, as the summary would record it (`ModuleSummary.names`),
+    where one statement alone may bind it: a `class` statement (its class), or an import
+    statement at column 0 that binds it once (its Ref). None where that is in doubt."""
+    binders = _binders(module, name, header, reads=False)
+    if len(binders) != 1:
+        return None
+    ((k, kind),) = binders
+    if kind == "class":
+        return ClassEntity(path, name)
+    text = module.text
+    start = module.starts[k]
+    if kind != "statement" or not text.startswith(("from ", "import "), start):
+        return None
+    end = module.starts[k + 1] if k + 1 < len(module.starts) else len(text)
+    try:
+        stmts = ast.parse(text[start:end]).body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if len(stmts) != 1 or not isinstance(stmts[0], (ast.Import, ast.ImportFrom)):
+        return None
+    refs = [ref for local, ref in import_bindings(stmts[0]) if local == name]
+    return refs[0] if len(refs) == 1 else None
+
+
+def _named_only_here(module: _Text, name: str, body: tuple[int, int]) -> bool:
+    """No module-level statement but its own names the class (a literal `EntryClass` list
+    aside): none adds members to it after its body (`late_members`) or binds its name again."""
+    return not _binders(module, name, body, reads=True)

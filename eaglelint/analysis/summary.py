@@ -899,10 +899,3 @@ def _targets(target: ast.AST, value: ast.AST | None) -> list[tuple]:
     values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(elts) and not any(
         isinstance(e, ast.Starred) for e in [*elts, *value.elts]) else [None] * len(elts)
     return [pair for t, v in zip(elts, values, strict=True) for pair in _targets(t, v)]
-
-
-def class_header(lines: list[str], first: int) -> str:
-    """The `class X(...)` header at 1-based line `first` of `lines`, as a lazily read module's
-    pending class has it (`_header`): for a reader that cuts a module's text as
-    `summarize_lazily` would, without summarising it (served.py)."""
-    return _header(lines, first)

@@ -20,7 +20,6 @@ language model).
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 from dataclasses import dataclass, field
@@ -29,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from .entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
-from .exprs import expression_refs
 from .prefilter import DEFAULT_HELD_ATTR
 from .roles import is_draft
 from .sources import SourceError
@@ -247,15 +245,11 @@ def _sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
     mod = resolver.module(cls.path)
     assert mod is not None
     late = frozenset(member for _, _, member in mod.late_members.get(cls.qualname, []) if member)
-    pending = mod.classes.pending_text(cls.qualname) if isinstance(mod.classes, LazyClasses) else None
-    node = None
-    if pending is not None:
-        try:
-            node = ast.parse(pending[1].strip() + "\n    pass\n").body[0]
-        except (SyntaxError, ValueError, RecursionError, IndexError):
-            node = None
-    if pending is not None and isinstance(node, ast.ClassDef) and node.name == cls.qualname:
-        refs = [r for b in node.bases for r in expression_refs(b.value if isinstance(b, ast.Subscript) else b, None)]
+    lazy = mod.classes if isinstance(mod.classes, LazyClasses) else None
+    pending = lazy.pending_text(cls.qualname) if lazy is not None else None
+    # the header parsed once, for this and for every later MRO through the class (Resolver.base_refs)
+    refs = lazy.header_bases(cls.qualname) if lazy is not None and pending is not None else None
+    if pending is not None and refs is not None:
         bases = tuple(dict.fromkeys(e for r in refs for e in resolver.evaluate(r, cls.path)
                                     if isinstance(e, ClassEntity) and e != cls))
         text = "\n" + pending[2]

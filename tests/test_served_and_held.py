@@ -192,3 +192,48 @@ def test_a_file_holding_the_language_model_by_setter_or_getter_passes_the_bytes_
     `language_model` (summary.py SETTERS, getters), and not a file that only mentions it."""
     raw = b"class Wrapper(nn.Module):\n    def __init__(self, config):\n        super().__init__()\n" + line
     assert WrapperAssignTest(DEFAULT_WRAPPER_ATTRS).search(raw) is holds
+
+
+def test_a_registered_module_that_does_not_parse_is_no_candidate_of_a_registry_chosen_model(tmp_path):
+    """The registry imports each module and skips one whose import fails (a syntax error at
+    module level): its classes cannot be what the checkpoint chooses. The wrapper is judged
+    over the text models that do import, without an internal error."""
+    package = tmp_path / "fork" / "models"
+    package.mkdir(parents=True)
+    (package / "registry.py").write_bytes((MODELS / "registry.py").read_bytes())
+    lm = ("from torch import nn\n\n\nclass {name}(nn.Module):\n    def __init__(self, config):\n"
+          "        super().__init__()\n        self.lm_head = nn.Linear(1, 1)\n\n"
+          "    def get_embed_and_head(self):\n        return self.embed, self.lm_head\n\n"
+          "    def set_embed_and_head(self, embed, head):\n        pass\n\n"
+          "{capture}\n\nEntryClass = [{name}]\n")
+    setter = "    def set_eagle3_layers_to_capture(self, layer_ids=None):\n        pass\n"
+    (package / "good.py").write_text(lm.format(name="GoodForCausalLM", capture=setter))
+    broken = lm.format(name="BrokenForCausalLM", capture="").replace("from torch import nn\n",
+                                                                      "from torch import nn\nx = (1,\n")
+    (package / "broken.py").write_text(broken)
+    (package / "wrapper.py").write_text(
+        "from torch import nn\n\nfrom .registry import ModelRegistry\n\n\nclass ChosenLlava(nn.Module):\n"
+        "    def __init__(self, config):\n        super().__init__()\n        self.language_model = "
+        "ModelRegistry.resolve_model_cls(config.text_config.architectures)[0](config)\n\n\n"
+        "EntryClass = [ChosenLlava]\n")
+    with pytest.raises(SyntaxError):
+        compile(broken, "broken.py", "exec")
+    found = check_files(sorted(package.glob("*.py")), CheckOptions(tuple(select_interfaces(None)))).findings
+    mine = {f.method: f for f in found if f.class_name == "ChosenLlava"}
+    assert not [f for f in found if "internal error" in f.message]
+    assert set(mine) == set(EAGLE3_MEMBERS)
+    assert mine["set_eagle3_layers_to_capture"].every_candidate  # GoodForCausalLM, the only one that imports
+    assert registry_names(package) == ["ChosenLlava", "GoodForCausalLM"]
+
+
+EAGLE3_MEMBERS = ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head")
+
+
+def registry_names(package: Path) -> list[str]:
+    """The registered names once every module has been read (the broken one then known)."""
+    project = Project()
+    resolver = Resolver(project)
+    served(resolver, str(package / "good.py"))
+    for path in sorted(package.glob("*.py")):
+        resolver.module(str(path))
+    return sorted(served(Resolver(project), str(package / "good.py")).by_name)

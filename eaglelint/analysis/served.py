@@ -121,6 +121,8 @@ def read_registry(resolver: Resolver, root: Path, from_bytes: bool = True) -> Se
         if not name.endswith(".py") or not stem.isidentifier() or stem == "__init__":
             continue
         path = root / name
+        if path in resolver.project.errors:
+            continue  # found not to parse: the registry's import of it fails, and it goes on
         try:
             raw = resolver.project.raw(path)
         except SourceError:
@@ -202,8 +204,8 @@ def text_models(resolver: Resolver, path: str) -> list[ClassEntity]:
     if registry.root not in memo:
         out = []
         for cls in registry.classes:
-            if is_draft(cls):
-                continue
+            if is_draft(cls) or resolver.module(cls.path) is None:
+                continue  # a draft; or a module that does not parse, whose import the registry skips
             sketches = [sketch(resolver, c) for c in ancestors(resolver, cls)]
             headed = any(HEAD in s.assigned or LOGITS in s.assigned or EMBED_AND_HEAD in s.members for s in sketches)
             if headed and not any(DEFAULT_HELD_ATTR in s.assigned for s in sketches):

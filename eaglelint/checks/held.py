@@ -91,24 +91,24 @@ class HeldIndex:
         for m in (*_ASSIGN.finditer(raw), *setters, *getters):
             attr, callee = m["attr"], m.groupdict().get("callee")
             name = callee.rsplit(b".", 1)[-1] if callee else attr  # a getter: what its body calls
-            if callee is not None and name not in any_provider and name not in defined \
-                    and not callee.startswith(b"self."):
-                continue  # most assignments: a layer, a config value (no provider, no builder)
+            # a builder method, or a factory function of this file
+            builder = callee is None or callee.startswith(b"self.") or name not in any_provider and name in defined
+            if not builder and name not in any_provider:
+                continue  # most assignments: a layer, a config value
             if attr is None:  # a name set at run time: held under a name only its line can give
                 attr = dynamic_attr(m["setter"].decode(), raw.count(b"\n", 0, m.start()) + 1).encode()
             elif attr.decode() in out:
                 continue  # found already: another assignment of it adds nothing
-            if callee is None or callee.startswith(b"self.") \
-                    or name not in any_provider and name in defined:
-                if name not in built:  # a builder method, or a factory function of this file
+            if builder:
+                if name not in built:
                     if top is None:
                         top = frozenset(_TOP_DEF.findall(raw))
                     built[name] = self._built(raw, name, top) if name in defined else set()
                 held = built[name]
+                if not held:
+                    continue
             else:
-                held = {name} & self.any_provider
-            if not held:
-                continue  # most assignments: a layer, a config value
+                held = {name}  # a provider, called by name
             owner = next(((n, s, e) for n, s, e in self.index.by_path.get(Path(path), []) if s <= m.start() < e),
                          None)
             providers = self.providers

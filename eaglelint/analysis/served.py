@@ -234,8 +234,8 @@ _SELF_SET = re.compile(r"self[ \t]*+\.[ \t]*+(\w++)[ \t]*+(?::[^=\n]*+)?=(?!=)")
 
 
 def sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
-    """A class's Sketch: from its summary once parsed, else from its text (the header parsed
-    for the bases, the body read for the names), which counting hundreds of registered
+    """A class's Sketch: from its summary once parsed, else from its text (the bases from its
+    header, `header_bases`; the names from its body), which counting hundreds of registered
     candidates needs without parsing each (summary.py LazyClasses `pending_text`)."""
     memo: dict[ClassEntity, Sketch] = resolver.memos.setdefault("served.sketch", {})
     if cls not in memo:
@@ -254,7 +254,7 @@ def _sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
     if pending is not None and refs is not None:
         bases = tuple(dict.fromkeys(e for r in refs for e in resolver.evaluate(r, cls.path)
                                     if isinstance(e, ClassEntity) and e != cls))
-        text = "\n" + pending[2]
+        text = "\n" + pending[1]
         return Sketch(pending[0], bases, frozenset(_DEF.findall(text)) | frozenset(_CLASS_ATTR.findall(text)) | late,
                       frozenset(_SELF_SET.findall(text)))
     info = resolver.info(cls)

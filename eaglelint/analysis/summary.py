@@ -367,13 +367,13 @@ class LazyClasses(_Lazy[ClassInfo]):
         """`name` is a top-level class still pending, with the text to read it from."""
         return name in self.pending and self.done.get(name) is None and self._text is not None
 
-    def pending_text(self, name: str) -> tuple[int, str, str] | None:
-        """(first line, header, text) of a top-level class not parsed yet, for a reader that needs
-        only its bases and the names it binds (served.py `sketch`); None once it is parsed."""
+    def pending_text(self, name: str) -> tuple[int, str] | None:
+        """(first line, text) of a top-level class not parsed yet, for a reader that needs only
+        the names it binds (served.py `sketch`, which takes its bases from `header_bases`);
+        None once it is parsed."""
         if not self._unparsed(name):
             return None
-        first = self.pending[name][0]
-        return first, _header(self._pending_lines(), first), self._class_text(name)
+        return self.pending[name][0], self._class_text(name)
 
     def _pending_lines(self) -> list[str]:
         assert self._text is not None, "bind() before use"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .textscan import Anchored
+
 # The attribute SGLang's and vLLM's multimodal wrappers hold their language model in: a class
 # that assigns it is a wrapper whatever it holds, vLLM's EAGLE-3 protocol defaults fall back
 # to it, and a delegation the fix writes forwards to it when a finding names no other. Said
@@ -16,6 +18,7 @@ DEFAULT_HELD_ATTR = "language_model"
 DEFAULT_WRAPPER_ATTRS = (DEFAULT_HELD_ATTR,)  # held by this name: a wrapper whatever it holds
 # the start of a call that sets an attribute of `self` by name (summary.py SETTERS), up to the name
 SETTER_CALL = rb"(?:add_module|register_module|setattr|__setattr__)[ \t]*\(\s*(?:self\s*,\s*)?"
+SETTERS = (b"add_module", b"register_module", b"setattr", b"__setattr__")  # what each match of it starts with
 
 
 def dynamic_attr(setter: str, line: int) -> str:
@@ -47,7 +50,7 @@ class WrapperAssignTest:
         # or given by a getter (`@property def language_model(self)`): summary.py reads both.
         # Apart, for the same reason: the getter's pattern starts with the literal `def`, and the
         # setter's is tried only where a setter's name occurs
-        self._setter = re.compile(SETTER_CALL + rb"[\"'](?:" + alternatives + rb")[\"']")
+        self._setter = Anchored(re.compile(SETTER_CALL + rb"[\"'](?:" + alternatives + rb")[\"']"), SETTERS)
         self._getter = re.compile(rb"def[ \t]+(?:" + alternatives + rb")[ \t]*\(")
 
     def search(self, raw: bytes) -> bool:

@@ -26,6 +26,7 @@ from .prefilter import dynamic_attr
 from .refs import Ref
 from .scope import Scope, import_bindings, walk_local
 from .sources import SourceLines, split_lines
+from .textscan import Anchored
 
 
 @dataclass(frozen=True)
@@ -227,12 +228,14 @@ def summarize_lazily(text: str, path: str) -> ModuleSummary | None:
     return mod
 
 
-def mentions(mod: ModuleSummary, name: str) -> re.Pattern[str]:
+def mentions(mod: ModuleSummary, name: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
     """The word `name`, or a module-level name bound to it (`from m import W as Alias`,
-    `Alias = W`): what a class's text must have to subclass, build or name it."""
-    words = {name} | {local for local, refs in mod.names.items()
-                      if any(name in (r.name.rsplit(".", 1)[-1], r.attr) for r in refs)}
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(words))) + r")\b")
+    `Alias = W`): what a class's text must have to subclass, build or name it. With the
+    words, for `classes_matching`'s needles: found by `find`, where `re` would try a
+    pattern that opens with `\\b` at every character of the module."""
+    words = sorted({name} | {local for local, refs in mod.names.items()
+                             if any(name in (r.name.rsplit(".", 1)[-1], r.attr) for r in refs)})
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b"), tuple(words)
 
 
 def _header(lines: list[str], first: int) -> str:
@@ -407,8 +410,8 @@ class LazyClasses(_Lazy[ClassInfo]):
     def may_define(self, name: str, method: str) -> bool:
         """False only where a top-level class not parsed yet cannot define `method`: a method is a
         `def` statement, and its text has none of that name."""
-        return not self._unparsed(name) or re.search(
-            rf"\bdef[\s\\]+{re.escape(method)}\b", self._class_text(name)) is not None
+        return not self._unparsed(name) or Anchored(re.compile(rf"\bdef[\s\\]+{re.escape(method)}\b"), ("def",)).search(
+            self._class_text(name)) is not None
 
     def _key(self, name: str) -> str:
         return name.split(".")[0]  # a nested class comes with its top-level one

@@ -27,8 +27,9 @@ def is_component(resolver: Resolver, cls: ClassEntity) -> bool:
     if mod is None or is_served(resolver, cls):
         return False
     made = Ref("call", args=(Ref("name", info.name),))
+    pattern, words = mentions(mod, info.name)
     return any(
         made in assign.values
-        for other in mod.classes_matching(mentions(mod, info.name)) if other is not info
+        for other in mod.classes_matching(pattern, needles=words) if other is not info
         for assigns in other.self_assigns.values() for assign in assigns
     )

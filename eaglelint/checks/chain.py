@@ -22,7 +22,7 @@ from ..analysis.capture_chain import Broken, CaptureChainAnalysis, Chain
 from ..analysis.owners import owner_analysis
 from ..analysis.resolve import ClassEntity
 from ..analysis.roles import is_draft, is_draft_name
-from ..analysis.vllm_chain import VllmChainAnalysis
+from ..analysis.textscan import Anchored
 from ..findings import Finding
 from .aux import captures
 from .context import Context
@@ -38,7 +38,7 @@ SUBJECTS = "served classes with a capture member"
 SUBJECT_TEXT = re.compile(r"def\s+set_(?:eagle3|dflash|dspark)_layers_to_capture")
 
 
-_IMPORT = re.compile(rb"^from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_IMPORT = Anchored(re.compile(rb"^from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M), (b"from",))
 _WORD = re.compile(rb"\w+")
 _TORCH = {b"nn", b"Module", b"torch"}  # `nn.Module`: never one of SGLang's models
 
@@ -132,6 +132,8 @@ def analysis(context: Context) -> CaptureChainAnalysis:
 def check(context: Context, cls: ClassEntity) -> list[Finding]:
     vllm = _vllm_targets(context)
     if cls in vllm:
+        from ..analysis.vllm_chain import VllmChainAnalysis  # only vLLM's models need it
+
         chain = context.memo("chain.vllm.analysis", lambda: VllmChainAnalysis(
             context.resolver, owner_analysis(context.resolver))).chain(cls)
         found = [_finding(context, chain, b, vllm[cls]) for b in chain.broken] if chain is not None else []

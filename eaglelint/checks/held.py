@@ -34,6 +34,7 @@ from ..analysis.roles import is_draft_name
 from ..analysis.served import EMBED_AND_HEAD, HEAD, LOGITS
 from ..analysis.sources import SourceError
 from ..analysis.summary import ClassInfo
+from ..analysis.textscan import Anchored
 from ..analysis.wrappers import wrapped_candidates
 from .owner import ClassIndex
 
@@ -43,8 +44,9 @@ _HEADS = (HEAD.encode(), LOGITS.encode(), EMBED_AND_HEAD.encode())
 _ASSIGN = re.compile(rb"self\.(?P<attr>\w++)[ \t]*+(?::[^=\n]*+)?=[ \t]*+(?P<callee>[\w.]++)\(")
 # `self.add_module("llm", Qwen2ForCausalLM(...))`, `setattr(self, name, LM(...))`: the name, or the
 # setter whose name argument is not a literal
-_SET_CALL = re.compile(rb"(?P<setter>add_module|register_module|setattr|__setattr__)[ \t]*\(\s*(?:self\s*,\s*)?"
-                       rb"(?:[\"'](?P<attr>\w+)[\"']|[\w.]+)\s*,\s*(?P<callee>[\w.]+)\(")
+_SET_CALL = Anchored(re.compile(rb"(?P<setter>add_module|register_module|setattr|__setattr__)[ \t]*\(\s*"
+                                rb"(?:self\s*,\s*)?(?:[\"'](?P<attr>\w+)[\"']|[\w.]+)\s*,\s*(?P<callee>[\w.]+)\("),
+                     (b"add_module", b"register_module", b"setattr", b"__setattr__"))
 # `@property` / `@cached_property` getters: the attribute of their name is what they return
 _GETTER = re.compile(rb"@(?:functools\.)?(?:property|cached_property)[ \t]*\n[ \t]*def[ \t]+(?P<attr>\w+)"
                      rb"[ \t]*\([ \t]*self[ \t]*\)")

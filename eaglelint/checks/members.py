@@ -250,7 +250,8 @@ def _subclasses(run: Context, wrapper: ClassEntity, attr: str) -> list[tuple[Cla
         if needle not in raw:
             continue
         mod = run.project.summary(path, raw)
-        for cls in mod.classes_matching(mentions(mod, needle.decode()), subclasses=True) if mod else ():
+        pattern, words = mentions(mod, needle.decode()) if mod else (None, ())
+        for cls in mod.classes_matching(pattern, subclasses=True, needles=words) if mod else ():
             sub = ClassEntity(mod.path, cls.name)
             if sub != wrapper and attr not in cls.self_assigns and wrapper in run.resolver.mro(sub):
                 out.append((sub, is_served(run.resolver, sub)))

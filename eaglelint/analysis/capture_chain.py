@@ -36,6 +36,7 @@ from typing import Protocol
 from .choices import held_classes, read_off_classes
 from .refs import Ref
 from .resolve import ClassEntity, Resolver
+from .scope import nodes_of
 from .served import HEAD, LOGITS, text_models
 
 CAPTURE_HOOK = "set_eagle3_layers_to_capture"
@@ -574,7 +575,7 @@ class CaptureChainAnalysis:
             return []
         defined, fn = found
         place = Place(defined, fn.lineno, f"{defined.qualname}.forward")
-        tested = {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+        tested = {n.attr for n in nodes_of(fn) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
                   and n.value.id == "self" and n.attr == FLAG}
         set_flags = {w.name for w in effect.writes if w.path == () and not w.per_layer}
         if tested and not set_flags & tested and not effect.unknown:
@@ -590,10 +591,11 @@ class CaptureChainAnalysis:
             fn = self.owners.method_node(c, "forward", positions=True)
             if fn is None:
                 return None
+            nodes = nodes_of(fn)
             if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == LOGITS
-                   for n in ast.walk(fn)):
+                   for n in nodes):
                 return c, fn
-            if not any(isinstance(n, ast.Call) and _is_super_call(n, "forward") for n in ast.walk(fn)):
+            if not any(isinstance(n, ast.Call) and _is_super_call(n, "forward") for n in nodes):
                 return None
         return None
 
@@ -670,7 +672,7 @@ class _Walk:
         return True
 
     def test(self, test: ast.AST) -> bool | None:
-        names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+        names = {n.id for n in nodes_of(test) if isinstance(n, ast.Name)}
         if names & self.maybe_none:
             self.tested_none = True
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
@@ -736,7 +738,7 @@ class _Walk:
                 self.none_attrs.add(path + (target.attr,))
 
     def expr(self, node: ast.AST) -> None:
-        for n in ast.walk(node):
+        for n in nodes_of(node):
             if isinstance(n, ast.comprehension):
                 self.iterated(n.iter)
             if isinstance(n, ast.Call):
@@ -829,7 +831,7 @@ class _ForwardReader:
         self.passes: list[tuple[str, str]] = []  # ("super" | "self", method) whose result it returns
         self.helpers: list[tuple[str, str]] = []
         self.returns_aux: bool | None = False
-        self.nodes = list(ast.walk(fn))  # one walk, read by every pass below
+        self.nodes = nodes_of(fn)  # one walk, read by every pass below
         assigned: dict[str, list[ast.AST]] = {}
         for n in self.nodes:
             if isinstance(n, ast.Assign):

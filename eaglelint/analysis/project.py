@@ -137,12 +137,23 @@ class Project:
         self._raws: dict[Path, bytes | str] = {}
         self._sources: dict[Path, Source | str] = {}
         self._trees: dict[Path, ast.Module | str] = {}
+        # the absolute Path of each path asked for, as given (a str or a Path): a run asks the
+        # same few hundred files thousands of times, and making a Path each time was a tenth
+        # of its analysis
+        self._absolute: dict[str | Path, Path] = {}
+
+    def absolute(self, path: str | Path) -> Path:
+        """`Path(os.path.abspath(path))`, made once per path given."""
+        found = self._absolute.get(path)
+        if found is None:
+            found = self._absolute[path] = Path(os.path.abspath(path))
+        return found
 
     # -- file contents: the one place a scanned file is read ---------------
     def raw(self, path: str | Path) -> bytes:
         """A file's bytes, read once through the FIFO and size guard (max-file-size), its
         digest noted (`digests`); SourceError (the reason) when it cannot be read."""
-        path = Path(os.path.abspath(path))
+        path = self.absolute(path)
         if path not in self._raws:
             try:
                 raw, status = read_bytes_and_stat(path, self.max_file_size)
@@ -199,7 +210,7 @@ class Project:
     def source(self, path: str | Path) -> Source:
         """The file decoded (PEP 263 coding line, BOM, newlines kept), once; SourceError if it
         cannot be read or decoded."""
-        path = Path(os.path.abspath(path))
+        path = self.absolute(path)
         if path not in self._sources:
             try:
                 self._sources[path] = decode_source(path, self.raw(path))
@@ -210,7 +221,7 @@ class Project:
     def tree(self, path: str | Path) -> ast.Module:
         """The file's syntax tree, parsed once and shared by every rule that needs more than
         the summary: do not change it. SourceError (syntax error, too deeply nested) if none."""
-        path = Path(os.path.abspath(path))
+        path = self.absolute(path)
         if path not in self._trees:
             try:
                 self._trees[path] = parse_source(self.source(path))
@@ -220,13 +231,13 @@ class Project:
 
     def note_read(self, path: Path, raw: bytes) -> str:
         key = SummaryCache.key(raw)
-        self.digests[Path(os.path.abspath(path))] = key
+        self.digests[self.absolute(path)] = key
         return key
 
     def changed_since_read(self, path: Path, raw: bytes) -> bool:
         """Whether `raw` differs from what this run read at `path` before (another process
         wrote it since): findings made from the old bytes must not be applied to the new."""
-        known = self.digests.get(Path(os.path.abspath(path)))
+        known = self.digests.get(self.absolute(path))
         return known is not None and known != SummaryCache.key(raw)
 
     def current_source(self, path: Path) -> Source:
@@ -235,12 +246,12 @@ class Project:
         holds): what a fix edits. SourceError says why not."""
         return decode_source(path, read_bytes(path, self.max_file_size))
 
-    def summary(self, path: Path, raw: bytes | None = None) -> ModuleSummary | None:
+    def summary(self, path: str | Path, raw: bytes | None = None) -> ModuleSummary | None:
         """Summary of a .py file, or None (reason in `errors`) when it cannot be parsed.
 
         `raw` is the file's content when the caller has already read it.
         """
-        path = Path(os.path.abspath(path))
+        path = self.absolute(path)
         if path not in self._summaries:
             self._summaries[path] = self._load(path, raw)
         return self._summaries[path]
@@ -315,7 +326,7 @@ class Project:
         `items` are files as the caller has just read and noted them (`note_read`)."""
         todo = []
         for path, raw, classes, subclasses in items:
-            path = Path(os.path.abspath(path))
+            path = self.absolute(path)
             key = self.digests.get(path) or self.note_read(path, raw)
             if path not in self._summaries and not (self.cache and self.cache.has(key)):
                 todo.append((path, raw, classes, subclasses))

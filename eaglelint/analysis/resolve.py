@@ -53,14 +53,15 @@ class Resolver:
         self._memo: dict[tuple, list[Entity]] = {}
         self._mro: dict[ClassEntity, list[ClassEntity]] = {}
         self._modules: dict[str, ModuleSummary | None] = {}
+        self._located: dict[tuple[str, str], Path | None] = {}  # (importing file, module) -> its file
         # memos of the analyses built on this resolver, keyed by their name: they live and
         # are renewed with it (after an internal error, a half-made answer must not stay)
         self.memos: dict[str, Any] = {}
 
     # -- lookups -----------------------------------------------------------
     def module(self, path: str) -> ModuleSummary | None:
-        if path not in self._modules:  # the project's lookup makes a Path and an absolute path each time
-            self._modules[path] = self.project.summary(Path(path))
+        if path not in self._modules:
+            self._modules[path] = self.project.summary(path)
         return self._modules[path]
 
     def info(self, cls: ClassEntity) -> ClassInfo:
@@ -202,7 +203,10 @@ class Resolver:
         return None
 
     def _import(self, ref: Ref, path: str, depth: int) -> list[Entity]:
-        location = self.project.resolve_module(ref.name, Path(path))
+        key = (path, ref.name)
+        if key not in self._located:  # the project's lookup makes two Paths each time
+            self._located[key] = self.project.resolve_module(ref.name, Path(path))
+        location = self._located[key]
         if location is None:
             return [Unknown(f"module {ref.name} is outside the scanned tree")]
         module = ModuleEntity(location)

@@ -15,6 +15,7 @@ checked or written, and the role test is asked with a class name and a path alon
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -27,19 +28,24 @@ _REMAP = re.compile(r"architectures(?:\[0\])?\s*=(?!=)([^\n]*)")
 _LITERAL = re.compile(r"[\"'](\w+)[\"']")
 _DRAFT_NAME = re.compile(r"NextN|MTP|Eagle|DFlash|DSpark|Draft")
 _remapped: dict[str, frozenset[str]] = {}
+_config_of: dict[Path | str, str] = {}  # a model file's absolute path -> the model_config.py beside its models folder
 
 
 def is_draft(cls: ClassEntity) -> bool:
     """A class the engine loads only as a draft model. By its own name only: a base's
     name says nothing of how a subclass is registered (`Eagle3CaptureMixin` is a target's)."""
-    return is_draft_name(cls.qualname.rsplit(".", 1)[-1], Path(cls.path))
+    return is_draft_name(cls.qualname.rsplit(".", 1)[-1], cls.path)
 
 
-def is_draft_name(name: str, path: Path) -> bool:
+def is_draft_name(name: str, path: Path | str) -> bool:
     """As is_draft, from a class name and the file that defines it (no parsing needed)."""
     if _DRAFT_NAME.search(name):
         return True
-    config = str(Path(path).parent.parent / "configs" / "model_config.py")
+    config = _config_of.get(path)
+    if config is None:
+        config = str(Path(path).parent.parent / "configs" / "model_config.py")
+        if os.path.isabs(path):  # a relative one names another file once the working directory changes
+            _config_of[path] = config
     if config not in _remapped:
         _remapped[config] = draft_architectures(Path(config))
     return name in _remapped[config]

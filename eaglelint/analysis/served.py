@@ -58,18 +58,20 @@ class Served:
     classes: frozenset[ClassEntity] = frozenset()
 
 
-_roots: dict[Path, Path] = {}
+_roots: dict[str, Path] = {}  # a file's absolute path -> its registry's folder
 
 
 def registry_root(path: str) -> Path:
     """The models folder whose registry would import the module of `path`: the nearest folder
     at or above the file's (three levels at most: a model's subpackage) that holds
     `registry.py`; else the file's own folder, read the same way."""
-    folder = Path(os.path.abspath(path)).parent
-    if folder not in _roots:
-        _roots[folder] = next((c for c in (folder, *list(folder.parents)[:3]) if (c / REGISTRY_FILE).is_file()),
-                              folder)
-    return _roots[folder]
+    found = _roots.get(path)
+    if found is None:
+        folder = Path(os.path.abspath(path)).parent
+        found = next((c for c in (folder, *list(folder.parents)[:3]) if (c / REGISTRY_FILE).is_file()), folder)
+        if os.path.isabs(path):  # a relative one names another file once the working directory changes
+            _roots[path] = found
+    return found
 
 
 # The registry and its text models, kept per project, not per resolver: every resolver of a

@@ -16,13 +16,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..analysis.owners import OwnerAnalysis
 from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
-from ..analysis.vllm_chain import VllmChainAnalysis
 from ..analysis.vllm_registry import is_checkpoint_choice, registry_for, served, text_models
 from ..analysis.wrappers import wrapped_candidates
 from ..findings import Finding
@@ -40,6 +39,9 @@ from .marker import (
     satisfies_structurally,
 )
 from .members import UNRESOLVED
+
+if TYPE_CHECKING:
+    from ..analysis.vllm_chain import VllmChainAnalysis
 
 CODE = "EGL030"  # fixable: the marker base (and the forwards it needs)
 DECODER_CODE = "EGL031"  # the decoder would not capture: no automatic fix
@@ -75,6 +77,8 @@ class Scan:
     def chains(self) -> VllmChainAnalysis:
         """The capture chains, which decide EGL031: whether the language model itself would capture."""
         if self._chains is None:
+            from ..analysis.vllm_chain import VllmChainAnalysis  # only vLLM's models need it
+
             self._chains = VllmChainAnalysis(self.resolver, OwnerAnalysis(self.resolver))
         return self._chains
 

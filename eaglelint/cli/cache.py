@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 from pathlib import Path
 
 import click
@@ -115,6 +114,8 @@ def clean_cmd(cache_dir: Path | None, everything: bool) -> None:
     extra = tier_items()
     removed = summaries + (extra if everything else [])
     sizes = {path: disk_usage(path) for path, _ in removed + extra}
+    import shutil  # here, not at the top: every command would pay for its import
+
     try:
         clean(root)
         for path, _ in extra if everything else []:

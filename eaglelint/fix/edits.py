@@ -16,7 +16,6 @@ way the planning stage says no.
 from __future__ import annotations
 
 import ast
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +58,8 @@ class FileFix:
     def diff(self, label: str) -> str:
         old = self.old.decode(self.encoding).splitlines(keepends=True)
         new = self.new.decode(self.encoding).splitlines(keepends=True)
+        import difflib  # here, not at the top: a check that plans fixes shows no diff
+
         return "".join(difflib.unified_diff(old, new, f"a/{label}", f"b/{label}"))
 
 

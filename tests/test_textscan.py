@@ -84,3 +84,37 @@ def test_a_literal_found_inside_another_is_tried_where_it_starts():
     raw = b"object.__setattr__(self, 'llm', LM(cfg))\nsetattr(self, 'vision', V())\n"
     assert [m["attr"] for m in anchored.finditer(raw)] == [b"llm", b"vision"]
     assert [m["setter"] for m in anchored.finditer(raw)] == [b"__setattr__", b"setattr"]
+
+
+def test_served_readings_from_their_literals_match_their_patterns_on_a_release():
+    """served.py finds a class's methods (`_defs`) and whether a module binds a registered name
+    at column 0 (`_bound_at_0`) from where the name or `def` occurs: the same answers as its
+    patterns tried on every line."""
+    from eaglelint.analysis.served import _BOUND_AT_0, _DEF, _WORD, _bound_at_0, _defs
+
+    files = sorted((release_root("0.5.23") / "sglang" / "srt" / "models").rglob("*.py"))
+    hand = b"\ndef f(x=1): pass\nFoo, Bar = 1, 2\nfrom m import Bar as Baz\n  Qux = 1\nasync def Quux(): pass\n"
+    for raw in [hand] + [path.read_bytes() for path in files]:
+        text = b"\n" + raw
+        bound = set()
+        for assigned, function, imports in _BOUND_AT_0.findall(text):
+            bound |= {assigned, function} | set(_WORD.findall(imports))
+        for name in set(_WORD.findall(raw[:4000])) | {b"Foo", b"Bar", b"Baz", b"Qux", b"Quux", b"def"}:
+            assert _bound_at_0(text, name) == (name in bound), name
+        decoded = "\n" + raw.decode("utf-8")
+        assert _defs(decoded) == _DEF.findall(decoded)
+    assert _defs("\n  def a def b\n  xdef c\n\tasync  def d(\n") == ["a", "d"]
+
+
+def test_class_lines_count_what_the_multiline_pattern_counts_on_a_release():
+    """The fix places a member from the summary only where one line opens `class <name>`:
+    counted from where `class <name>` occurs, as `^[ \\t\\f]*class[ \\t]+<name>\\b` counts."""
+    from eaglelint.fix.members import _class_lines
+
+    files = sorted((release_root("0.5.23") / "sglang" / "srt" / "models").rglob("*.py"))
+    hand = "class A: pass\n  class A(B):\n\fclass A\nx class A\nclass AB\n#class A\n\rclass A\n"
+    for text in [hand] + [path.read_text("utf-8") for path in files]:
+        for name in set(re.findall(r"class\s+(\w+)", text)) | {"A", "AB"}:
+            name = re.escape(name)
+            assert _class_lines(text, name) == len(re.findall(rf"^[ \t\f]*class[ \t]+{name}\b", text, re.M))
+    assert _class_lines(hand, "A") == 3

@@ -171,12 +171,24 @@ def _listed_here(raw: bytes) -> list[str] | None:
     defined: dict[bytes, int] = {}
     for name in _CLASS_AT_0.findall(text):
         defined[name] = defined.get(name, 0) + 1
-    bound: set[bytes] = set()
-    for assigned, function, imports in _BOUND_AT_0.findall(text):
-        bound |= {assigned, function} | set(_WORD.findall(imports))
-    if any(defined.get(name) != 1 or name in bound or not name.decode().isidentifier() for name in listed):
+    if any(defined.get(name) != 1 or _bound_at_0(text, name) or not name.decode().isidentifier() for name in listed):
         return None
     return [n.decode() for n in listed]
+
+
+def _bound_at_0(text: bytes, name: bytes) -> bool:
+    """Whether a line of `text` (which starts with a newline) binds `name` as _BOUND_AT_0 reads a
+    line: only a line that holds the name can, so only those are read (the pattern, tried at every
+    line of a module, cost more than the rest of the registry's reading)."""
+    at = text.find(name)
+    while at >= 0:
+        start = text.rfind(b"\n", 0, at)
+        found = _BOUND_AT_0.match(text, start)
+        if found is not None and (name in (found[1], found[2]) or name in _WORD.findall(found[3] or b"")):
+            return True
+        end = text.find(b"\n", at)
+        at = text.find(name, end) if end >= 0 else -1
+    return False
 
 
 def _classes(resolver: Resolver, found: list, unread: list[str], where: str) -> list[ClassEntity]:
@@ -230,9 +242,23 @@ class Sketch:
 
 # possessive `++`/`*+`: what follows each never matches what it would give back, so the matches
 # are those of the plain pattern, found without retrying every shorter split
-_DEF = re.compile(r"\n[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)")
+_DEF = re.compile(r"\n[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)")  # what _defs finds
+_DEF_WORD = re.compile(r"def[ \t]+(\w+)")
+_INDENT = re.compile(r"[ \t]+(?:async[ \t]+)?")
 _CLASS_ATTR = re.compile(r"\n(?: {4}|\t)(\w++)[ \t]*+(?::[^=\n]*+)?=(?!=)")
 _SELF_SET = re.compile(r"self[ \t]*+\.[ \t]*+(\w++)[ \t]*+(?::[^=\n]*+)?=(?!=)")
+
+
+def _defs(text: str) -> list[str]:
+    """`_DEF.findall(text)`, found from each `def`: the pattern opens with a newline, at which `re`
+    tries it on every line. A `def` counts where its line holds only blanks (and `async`) before
+    it; the first such on a line is the only one, and a `def` earlier on the line is not one."""
+    out = []
+    for found in _DEF_WORD.finditer(text):
+        start = text.rfind("\n", 0, found.start())
+        if start >= 0 and _INDENT.fullmatch(text, start + 1, found.start()):
+            out.append(found[1])
+    return out
 
 
 def sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
@@ -257,7 +283,7 @@ def _sketch(resolver: Resolver, cls: ClassEntity) -> Sketch:
         bases = tuple(dict.fromkeys(e for r in refs for e in resolver.evaluate(r, cls.path)
                                     if isinstance(e, ClassEntity) and e != cls))
         text = "\n" + pending[1]
-        return Sketch(pending[0], bases, frozenset(_DEF.findall(text)) | frozenset(_CLASS_ATTR.findall(text)) | late,
+        return Sketch(pending[0], bases, frozenset(_defs(text)) | frozenset(_CLASS_ATTR.findall(text)) | late,
                       frozenset(_SELF_SET.findall(text)))
     info = resolver.info(cls)
     added = set(late)

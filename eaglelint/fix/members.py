@@ -103,11 +103,22 @@ def place_from_summary(file: EditableFile, project: Project, qualname: str,
         return None
     text = "".join(file.lines[info.line - 1: info.end_line])
     name = re.escape(qualname.rsplit(".", 1)[-1])
-    if len(re.findall(rf"^[ \t\f]*class[ \t]+{name}\b", file.src.text, re.MULTILINE)) != 1 or \
+    if _class_lines(file.src.text, name) != 1 or \
             any(m in text and re.search(rf"\b{re.escape(m)}\b", text) for m in methods):
         return None
     indent, step = indentation_at(file.lines, info.line, info.body_line)
     return indent, step, after_body(file.lines, info.end_line, indent), {}, info.line
+
+
+def _class_lines(text: str, name: str) -> int:
+    """How many lines open with `class <name>` after blanks: the matches of the MULTILINE
+    `^[ \t\f]*class[ \t]+<name>\b`, counted from where `class <name>` occurs (a pattern that
+    opens with `^` is tried at every character)."""
+    count = 0
+    for found in re.finditer(rf"class[ \t]+{name}\b", text):
+        start = text.rfind("\n", 0, found.start()) + 1
+        count += not text[start:found.start()].strip(" \t\f")
+    return count
 
 
 def owner_capture_member(attr: str, indent: str, step: str) -> list[str]:

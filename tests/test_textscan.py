@@ -118,3 +118,26 @@ def test_class_lines_count_what_the_multiline_pattern_counts_on_a_release():
             name = re.escape(name)
             assert _class_lines(text, name) == len(re.findall(rf"^[ \t\f]*class[ \t]+{name}\b", text, re.M))
     assert _class_lines(hand, "A") == 3
+
+
+def test_files_naming_finds_the_files_that_hold_each_name_on_a_release():
+    """The subclass search finds the files that hold a wrapper's name by the parts names share
+    (`ForConditionalGeneration`, `ForCausalLM`, `MiniCPM`): the same files, in the same order,
+    as `name in raw` on each, for wrappers' names and for names that are parts of others."""
+    from pathlib import Path
+
+    from eaglelint.checks.members import files_naming
+
+    files = sorted((release_root("0.5.23") / "sglang" / "srt" / "models").rglob("*.py"))
+    raws = {path: path.read_bytes() for path in files}
+    raws[Path("/hand/a.py")] = b"aaaa ModelModel VLForConditionalGenerationForConditionalGeneration MiniCPMV4_6X"
+    raws[Path("/hand/b.py")] = b"xxxxxxxA"  # the name starts at the second of two overlapping `xxxxxx`
+    raws[Path("/hand/empty.py")] = b""
+    wrappers = set(re.findall(rb"\bclass\s+(\w+(?:ForConditionalGeneration|ForCausalLM|MiniCPM\w*))", b"\n".join(raws.values())))
+    assert len(wrappers) > 100
+    extra = {b"aa", b"aaa", b"Model", b"odel", b"VLForConditionalGeneration", b"ForConditionalGeneration",
+             b"MiniCPMV4_6X", b"MiniCPMO", b"MiniCPMV2_6", b"NemotronH_Nano_VL_V2", b"xxxxxxA", b"xxxxxxB"}
+    for names in (wrappers, wrappers | extra, extra, {b"MiniCPMO"}):
+        found = files_naming(raws, names)
+        for name in names:
+            assert found[name] == [path for path, raw in raws.items() if name in raw], name

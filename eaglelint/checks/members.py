@@ -9,7 +9,9 @@ inherits the base's gaps and is named in the base's finding.
 
 from __future__ import annotations
 
+import bisect
 import builtins
+import itertools
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -246,9 +248,10 @@ def _subclasses(run: Context, wrapper: ClassEntity, attr: str) -> list[tuple[Cla
         return memo[(wrapper, attr)]
     out = []
     needle = wrapper.qualname.rsplit(".", 1)[-1].encode()
-    for path, raw in run.raws.items():
-        if needle not in raw:
-            continue
+    naming = run.memo("subclasses.files", lambda: files_naming(
+        run.raws, {w.qualname.rsplit(".", 1)[-1].encode() for w in run.wrappers}))
+    for path in naming[needle] if needle in naming else files_naming(run.raws, {needle})[needle]:
+        raw = run.raws[path]
         mod = run.project.summary(path, raw)
         pattern, words = mentions(mod, needle.decode()) if mod else (None, ())
         for cls in mod.classes_matching(pattern, subclasses=True, needles=words) if mod else ():
@@ -258,3 +261,40 @@ def _subclasses(run: Context, wrapper: ClassEntity, attr: str) -> list[tuple[Cla
     memo[(wrapper, attr)] = out
     return out
 
+
+def files_naming(raws: dict[Path, bytes], names: set[bytes]) -> dict[bytes, list[Path]]:
+    """For each of `names`, the files (in the order of `raws`) whose bytes hold it, as `name in
+    raw`: one scan of all the files per part that several names share (most wrappers' names end
+    with `ForConditionalGeneration` or `ForCausalLM`, five start with `MiniCPM`), not one scan
+    per name and file. A name occurs where such a part of it does, with the rest around it."""
+    paths = list(raws)
+    starts = list(itertools.accumulate((len(raw) + 1 for raw in raws.values()), initial=0))
+    text = b"\0".join(raws.values())  # no name holds a NUL: none is found across two files
+    parts: dict[bytes, list[tuple[bytes, int]]] = {}  # a part -> each name it stands for, where in it
+    for name in sorted(names):
+        part, offset = name, 0
+        for size in range(len(name) - 1, SHARED_PART_MIN - 1, -1):
+            if any(other != name and other.endswith(name[-size:]) for other in names):
+                part, offset = name[-size:], len(name) - size
+                break
+            if any(other != name and other.startswith(name[:size]) for other in names):
+                part = name[:size]
+                break
+        parts.setdefault(part, []).append((name, offset))
+    for part in sorted(parts, key=len, reverse=True):  # a part that holds a shorter one: scanned as that one
+        inner = next((p for p in parts if len(p) < len(part) and p in part), None)
+        if inner is not None:
+            at = part.index(inner)
+            parts[inner] += [(name, offset + at) for name, offset in parts.pop(part)]
+    found: dict[bytes, set[int]] = {name: set() for name in names}
+    for part, group in parts.items():
+        at = text.find(part)
+        while at >= 0:
+            for name, offset in group:
+                if at >= offset and text.startswith(name, at - offset):
+                    found[name].add(bisect.bisect_right(starts, at - offset) - 1)
+            at = text.find(part, at + 1)
+    return {name: [paths[i] for i in sorted(found[name])] for name in names}
+
+
+SHARED_PART_MIN = 6  # the shortest part of a name scanned for on behalf of several

@@ -77,7 +77,9 @@ class SummaryCache:
 
     @staticmethod
     def key(raw: bytes) -> str:
-        return hashlib.sha256(format_tag() + b"\0" + raw).hexdigest()
+        digest = hashlib.sha256(format_tag() + b"\0")
+        digest.update(raw)  # not `tag + raw`: that copies every file's bytes once more
+        return digest.hexdigest()
 
     def entry_path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"

@@ -26,6 +26,7 @@ from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
 from .served import HEAD, LOGITS
 from .sources import SourceError, split_lines
+from .summary import LazyClasses
 
 OWNER_MEMBERS = (CAPTURE_HOOK, "get_embed_and_head")  # what an owner writes itself, in this order
 # Attributes that hold an owner's decoder. A later discovery by what a class holds
@@ -114,8 +115,12 @@ class OwnerAnalysis:
     # -- single methods ----------------------------------------------------
     def lines(self, path: str) -> list[str] | None:
         if path not in self._lines:
-            try:
-                self._lines[path] = split_lines(self.resolver.project.source(path).text)
+            mod = self.resolver.module(path)
+            try:  # a lazily read module has split its lines already: the same text's
+                shared = mod.classes.lines() if mod is not None and isinstance(mod.classes, LazyClasses) else None
+                if shared is None:
+                    shared = split_lines(self.resolver.project.source(path).text)
+                self._lines[path] = shared
             except SourceError:
                 self._lines[path] = None
         return self._lines[path]

@@ -378,6 +378,12 @@ class LazyClasses(_Lazy[ClassInfo]):
             return None
         return self.pending[name][0], self._class_text(name)
 
+    def lines(self) -> list[str] | None:
+        """The module's lines (`split_lines` of its text), split once and shared with any reader
+        of the file's lines, who must not change them; None before `bind`. SourceError where the
+        text cannot be had."""
+        return self._pending_lines() if self._text is not None else None
+
     def _pending_lines(self) -> list[str]:
         assert self._text is not None, "bind() before use"
         if self._lines is None:

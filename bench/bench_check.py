@@ -6,6 +6,7 @@ is printed with its ratio, so results compare across machines. Usage:
 
     python bench/bench_check.py [--version 0.5.23] [--runs 7]
     python bench/bench_check.py --warm-start [--runs 21]   # only the warm process and start-up
+    python bench/bench_check.py --instructions              # instructions executed (valgrind), no timing
 
 Measures, all on a private copy of the tree and a private cache folder:
   floor      read + ast.parse every file
@@ -23,6 +24,11 @@ included), which is what a user or pre-commit waits for. eaglelint's own modules
 compiled to bytecode first and the processes may use it, as after `pip install`
 (which compiles them); a PYTHONDONTWRITEBYTECODE environment would otherwise make
 every process compile eaglelint from source again.
+
+`--instructions` counts instead the instructions the floor and the cold check execute as
+whole processes (valgrind's cachegrind, `--cache-sim=no`): a measure that does not drift with
+the machine's load as the seconds do on a shared one, though an instruction is not a fixed
+time (memory traffic is not counted).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import compileall
 import gc
 import importlib.util
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -73,6 +80,27 @@ def installed_env() -> dict[str, str]:
 def process(args: list[str], env: dict[str, str] | None = None) -> None:
     """One fresh interpreter: what a user waits for, start-up included."""
     subprocess.run([sys.executable, *args], capture_output=True, check=False, env=env)
+
+
+def instructions(args: list[str], env: dict[str, str]) -> int:
+    """Instructions one fresh interpreter executes, start-up included (valgrind cachegrind)."""
+    done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                           sys.executable, *args], capture_output=True, text=True, check=False, env=env)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind gave no instruction count:\n{done.stderr[-2000:]}")
+    return int(found[1].replace(",", ""))
+
+
+def count_instructions(root: Path, env: dict[str, str]) -> None:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind on PATH")
+    floor_count = instructions(["-c", FLOOR_PROCESS, str(root)], env)
+    cold_count = instructions(["-m", "eaglelint", "check", "-q", "--no-cache", str(root)], env)
+    print(f"{'measure (whole process, instructions executed)':<52}{'G instr':>9}{'x floor':>9}")
+    for name, count in (("floor, whole process", floor_count),
+                        ("cold, whole process (`eaglelint check --no-cache`)", cold_count)):
+        print(f"{name:<52}{count / 1e9:>9.3f}{count / floor_count:>9.2f}")
 
 
 def run_check(paths: list[Path], cache_dir: Path | None, jobs: int = 1) -> list:
@@ -144,6 +172,8 @@ def main() -> None:
     parser.add_argument("--no-pylint", action="store_true", help="skip the (slow) pylint row")
     parser.add_argument("--warm-start", action="store_true",
                         help="time only a warm whole `eaglelint check` process against the start-up baseline")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count the instructions of the floor and the cold check processes (valgrind), no timing")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="eaglelint-bench-"))
     try:
@@ -160,6 +190,9 @@ def main() -> None:
         env = installed_env()
         if args.warm_start:
             warm_start(root, cache_dir, env, args.runs)
+            return
+        if args.instructions:
+            count_instructions(root, env)
             return
         paired = side_by_side({
             "floor: read + ast.parse every file": lambda: floor(root),

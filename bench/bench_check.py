@@ -77,6 +77,16 @@ def installed_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
+def console_script() -> list[str]:
+    """How a user starts eaglelint: the `eaglelint` script pip installed beside this interpreter
+    (run by it), else `-m eaglelint`, which also loads runpy."""
+    script = Path(sys.executable).parent / "eaglelint"
+    return [str(script)] if script.is_file() else ["-m", "eaglelint"]
+
+
+EAGLELINT = console_script()
+
+
 def process(args: list[str], env: dict[str, str] | None = None) -> None:
     """One fresh interpreter: what a user waits for, start-up included."""
     subprocess.run([sys.executable, *args], capture_output=True, check=False, env=env)
@@ -96,7 +106,7 @@ def count_instructions(root: Path, env: dict[str, str]) -> None:
     if shutil.which("valgrind") is None:
         raise SystemExit("--instructions needs valgrind on PATH")
     floor_count = instructions(["-c", FLOOR_PROCESS, str(root)], env)
-    cold_count = instructions(["-m", "eaglelint", "check", "-q", "--no-cache", str(root)], env)
+    cold_count = instructions([*EAGLELINT, "check", "-q", "--no-cache", str(root)], env)
     print(f"{'measure (whole process, instructions executed)':<52}{'G instr':>9}{'x floor':>9}")
     for name, count in (("floor, whole process", floor_count),
                         ("cold, whole process (`eaglelint check --no-cache`)", cold_count)):
@@ -154,7 +164,7 @@ STARTUP = "start-up baseline (`python -c 'import click, rich'`)"
 
 def warm_start(root: Path, cache_dir: Path, env: dict[str, str], runs: int) -> None:
     """The warm whole process and the bare click + rich start-up, in turn within each round."""
-    warm_cmd = ["-m", "eaglelint", "check", "--cache-dir", str(cache_dir), str(root)]
+    warm_cmd = [*EAGLELINT, "check", "--cache-dir", str(cache_dir), str(root)]
     process(warm_cmd, env)  # fills the cache
     times = side_by_side({WARM: lambda: process(warm_cmd, env),
                           STARTUP: lambda: process(["-c", "import click, rich"], env)}, runs)
@@ -199,9 +209,9 @@ def main() -> None:
             "cold, 1 process": lambda: run_check([root], None),
             "floor, whole process": lambda: process(["-c", FLOOR_PROCESS, str(root)], env),
             "cold, whole process (`eaglelint check --no-cache`)":
-                lambda: process(["-m", "eaglelint", "check", "-q", "--no-cache", str(root)], env),
+                lambda: process([*EAGLELINT, "check", "-q", "--no-cache", str(root)], env),
             "cold, whole process, --jobs 2":
-                lambda: process(["-m", "eaglelint", "check", "-q", "--no-cache", "--jobs", "2", str(root)], env),
+                lambda: process([*EAGLELINT, "check", "-q", "--no-cache", "--jobs", "2", str(root)], env),
         }, args.runs)
         cpu = {name: c for name, (_, c) in paired.items()}
         rows = [(name, wall) for name, (wall, _) in paired.items()]
@@ -211,7 +221,7 @@ def main() -> None:
         rows.append(("warm (cache filled, nothing changed)",
                      median_seconds(lambda: run_check([root], cache_dir), args.runs)))
         assert run_check([root], cache_dir) == cold_result
-        warm_cmd = ["-m", "eaglelint", "check", "--cache-dir", str(cache_dir), str(root)]
+        warm_cmd = [*EAGLELINT, "check", "--cache-dir", str(cache_dir), str(root)]
         process(warm_cmd, env)  # this process's cache key differs from the CLI's (config, cwd): fill it
         startup = side_by_side({  # in turn, so that both see the same load
             WARM: lambda: process(warm_cmd, env),

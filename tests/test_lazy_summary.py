@@ -406,7 +406,7 @@ def test_a_worker_sends_a_partly_parsed_summary_without_its_text():
 
     path = models_dir("0.5.23") / "deepseek_v2.py"
     raw = path.read_bytes()
-    asked = mentions(ModuleSummary(str(path)), "DeepseekV3ForCausalLM")
+    asked, _ = mentions(ModuleSummary(str(path)), "DeepseekV3ForCausalLM")
     sent, entry = summarize_for_cache(path, raw, False, True, asked)
     assert entry is None  # kept by the parent once its run is done
     back = pickle.loads(pickle.dumps(sent))

@@ -114,9 +114,17 @@ def count_instructions(root: Path, env: dict[str, str]) -> None:
 
 
 def run_check(paths: list[Path], cache_dir: Path | None, jobs: int = 1) -> list:
-    """The CLI's own pipeline (config ignored), dependents of given files included."""
-    project = Project(SummaryCache(cache_dir) if cache_dir else None)
-    return lint(paths, SettingsFinder(isolated=True), project, jobs=jobs).findings
+    """The CLI's own pipeline (config ignored), dependents of given files included, with the
+    cycle collector off as the command line runs it (cli/main.py `main`); what it leaves is
+    collected, untimed, before the next measure (`median_seconds`, `side_by_side`)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        project = Project(SummaryCache(cache_dir) if cache_dir else None)
+        return lint(paths, SettingsFinder(isolated=True), project, jobs=jobs).findings
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def cpu_seconds() -> float:

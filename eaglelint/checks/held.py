@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..analysis.discover import tree_files
 from ..analysis.owners import OwnerAnalysis, owner_analysis
-from ..analysis.prefilter import dynamic_attr
+from ..analysis.prefilter import SETTERS, dynamic_attr
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
@@ -46,7 +46,7 @@ _ASSIGN = re.compile(rb"self\.(?P<attr>\w++)[ \t]*+(?::[^=\n]*+)?=[ \t]*+(?P<cal
 # setter whose name argument is not a literal
 _SET_CALL = Anchored(re.compile(rb"(?P<setter>add_module|register_module|setattr|__setattr__)[ \t]*\(\s*"
                                 rb"(?:self\s*,\s*)?(?:[\"'](?P<attr>\w+)[\"']|[\w.]+)\s*,\s*(?P<callee>[\w.]+)\("),
-                     (b"add_module", b"register_module", b"setattr", b"__setattr__"))
+                     SETTERS)
 # `@property` / `@cached_property` getters: the attribute of their name is what they return
 _GETTER = re.compile(rb"@(?:functools\.)?(?:property|cached_property)[ \t]*\n[ \t]*def[ \t]+(?P<attr>\w+)"
                      rb"[ \t]*\([ \t]*self[ \t]*\)")

@@ -253,8 +253,10 @@ def _subclasses(run: Context, wrapper: ClassEntity, attr: str) -> list[tuple[Cla
     for path in naming[needle] if needle in naming else files_naming(run.raws, {needle})[needle]:
         raw = run.raws[path]
         mod = run.project.summary(path, raw)
-        pattern, words = mentions(mod, needle.decode()) if mod else (None, ())
-        for cls in mod.classes_matching(pattern, subclasses=True, needles=words) if mod else ():
+        if mod is None:
+            continue
+        pattern, words = mentions(mod, needle.decode())
+        for cls in mod.classes_matching(pattern, subclasses=True, needles=words):
             sub = ClassEntity(mod.path, cls.name)
             if sub != wrapper and attr not in cls.self_assigns and wrapper in run.resolver.mro(sub):
                 out.append((sub, is_served(run.resolver, sub)))

@@ -29,15 +29,17 @@ thing everywhere.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from .choices import held_classes, read_off_classes
 from .refs import Ref
-from .resolve import ClassEntity, Resolver
+from .resolve import ClassEntity, FunctionEntity, Member, Resolver
 from .scope import nodes_of
 from .served import HEAD, LOGITS, text_models
+from .sources import SourceError
 
 CAPTURE_HOOK = "set_eagle3_layers_to_capture"
 FLAG = "capture_aux_hidden_states"
@@ -66,6 +68,8 @@ class Write:
     name: str  # attribute written on the object at path, or the per-layer flag
     per_layer: bool
     place: Place
+    empty: bool = False  # writes None or an empty collection (a run with None that captures nothing)
+    offset: int | None = None  # the written ids are the engine's plus this (`[i + 1 for i in ids]`: 1)
 
 
 @dataclass
@@ -77,6 +81,7 @@ class SetterEffect:
     none_fails: Place | None = None  # where a None argument is iterated before any None test
     missing: list[tuple[Place, str, ClassEntity]] = field(default_factory=list)  # calls of members the object lacks
     refuses: bool = False  # raises on purpose for this object (a decided `if not hasattr(...): raise`)
+    raises: Place | None = None  # where that decided raise is
     calls: list[Place] = field(default_factory=list)  # members followed
 
 
@@ -91,12 +96,42 @@ class DecoderCapture:
     place: Place | None  # the forward that decides
     why: str
     test: Place | None = None  # where its capture test reads the attribute or flag
+    gates: frozenset[str] = frozenset()  # its own attributes an undecided test reads before returning aux
+    boxed: bool = False  # returns aux inside an object it builds, not a tuple
+    # where the capture sits against the layer call in its loop: "before" layer i runs (it holds
+    # layer i-1's output: the engine's id k is written k + 1) or "after" (k); None: cannot tell
+    placement: str | None = None
+
 
     @property
     def collects(self) -> bool | None:
         if self.returns_aux is None:
             return None
         return bool(self.attrs or self.flags) and self.returns_aux
+
+
+@dataclass
+class _Read:
+    """What reading one forward found (capture_chain's working state)."""
+
+    attrs: set[str]
+    flags: set[str]
+    returns: bool | None
+    place: Place
+    test: Place | None
+    gates: set[str]
+    boxed: bool
+    placements: set[str] = field(default_factory=set)
+    unread: list[str] = field(default_factory=list)
+
+    def merge(self, inner: _Read) -> None:
+        self.attrs |= inner.attrs
+        self.flags |= inner.flags
+        self.test = self.test or inner.test
+        self.gates |= inner.gates
+        self.placements |= inner.placements
+        self.boxed = self.boxed or inner.boxed
+        self.unread += inner.unread
 
 
 @dataclass(frozen=True)
@@ -202,6 +237,7 @@ class CaptureChainAnalysis:
         self.owners = owners
         self._decoders: dict[ClassEntity, DecoderCapture] = {}
         self._is_decoder: dict[ClassEntity, bool] = {}
+        self._functions: dict[tuple[str, str], Fn | None] = {}
 
     # -- what an object is -------------------------------------------------
     def is_decoder(self, cls: ClassEntity) -> bool:
@@ -267,33 +303,54 @@ class CaptureChainAnalysis:
         return out
 
     # -- c: what the member writes -------------------------------------------
-    def effect(self, served: ClassEntity, hook: str, bound: dict[Path_, ClassEntity]) -> SetterEffect | None:
+    def effect(self, served: ClassEntity, hook: str, bound: dict[Path_, ClassEntity],
+               none: bool = False) -> SetterEffect | None:
+        """What the member does when the engine calls it with a list of layer ids, or (`none`)
+        with None."""
         member = self.resolver.find_member(served, hook)
-        if member is None or member.function is None:
+        if member is None:
             return None
+        fn, owner, what = self.member_function(served, member, hook)
         out = SetterEffect()
-        self._run(served, member.owner, hook, (), bound, out, set(), True, 0)
+        if fn is None:
+            out.unknown.append(f"{what} cannot be read")
+            return out
+        place = Place(owner, fn.lineno, what)
+        out.calls.append(place)
+        walk = _Walk(self, served, owner, (), bound, out, set(), 0, {}, set(), place, none)
+        walk.run(fn, static=_decorated(fn, "staticmethod"))
         return out
 
-    def _run(self, served: ClassEntity, defined: ClassEntity, name: str, path: Path_,
-             bound: dict[Path_, ClassEntity], out: SetterEffect, seen: set, arg_may_be_none: bool,
-             depth: int) -> None:
-        key = (defined, name, path)
-        if key in seen or depth > _DEPTH:
-            return
-        seen.add(key)
-        fn = self.owners.method_node(defined, name, positions=True)
-        if fn is None:
-            out.unknown.append(f"{defined.qualname}.{name} cannot be read")
-            return
-        place = Place(defined, fn.lineno, f"{defined.qualname}.{name}")
-        out.calls.append(place)
-        params = [a.arg for a in fn.args.args]
-        env: dict[str, Path_] = {params[0]: path} if params else {}
-        arg = params[1] if len(params) > 1 else None
-        state = _Walk(self, served, defined, path, bound, out, seen, depth, env,
-                      {arg} if arg and arg_may_be_none else set(), place)
-        state.block(fn.body)
+    def member_function(self, cls: ClassEntity, member: Member, name: str) -> tuple[Fn | None, ClassEntity, str]:
+        """The function a member runs: a method, or what a class attribute is bound to
+        (`set_eagle3_layers_to_capture = Other.set_eagle3_layers_to_capture`, a module-level
+        function), with the class it is read in and its name for messages."""
+        owner = member.owner
+        what = f"{owner.qualname}.{name}"
+        if member.function is not None:
+            return self.owners.method_node(owner, name, positions=True), owner, what
+        _, refs = self.resolver.info(owner).attrs.get(name, (0, ()))
+        found = [e for r in refs for e in self.resolver.evaluate(r, owner.path, cls)]
+        if len(found) != 1 or not isinstance(found[0], FunctionEntity):
+            return None, owner, what
+        fn = found[0]
+        if fn.defined_in is not None:
+            defined = ClassEntity(fn.path, fn.defined_in)
+            return self.owners.method_node(defined, fn.name, positions=True), defined, f"{fn.defined_in}.{fn.name}"
+        return self.function_node(fn), ClassEntity(fn.path, fn.name), fn.name
+
+    def function_node(self, fn: FunctionEntity) -> Fn | None:
+        """A module-level function's syntax tree (the last `def` of that name at column 0)."""
+        key = (fn.path, fn.name)
+        if key not in self._functions:
+            try:
+                tree = self.resolver.project.tree(fn.path)
+            except SourceError:
+                self._functions[key] = None
+            else:
+                self._functions[key] = next((n for n in reversed(tree.body) if isinstance(
+                    n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == fn.name), None)
+        return self._functions[key]
 
     # -- d, e: what a decoder reads and returns ------------------------------
     def decoder(self, cls: ClassEntity) -> DecoderCapture:
@@ -306,7 +363,10 @@ class CaptureChainAnalysis:
         if found is None:
             return DecoderCapture(cls, frozenset(), frozenset(), None, None,
                                   f"no forward of {cls.qualname} or its bases can be read")
-        attrs, flags, returns, place, test = self._read_forward(cls, found[0], found[1], 0)
+        read = self._read_forward(cls, found[0], found[1], 0)
+        attrs, flags, returns, place, test = read.attrs, read.flags, read.returns, read.place, read.test
+        if read.unread and not (attrs or flags):
+            returns = None
         where = str(place)
         if returns is None:
             why = f"{where} returns what a forward eaglelint cannot read returns"
@@ -315,9 +375,13 @@ class CaptureChainAnalysis:
         elif not returns:
             why = f"{where} collects aux hidden states but does not return them on the normal path"
         else:
-            read = [f"self.{a}" for a in sorted(attrs)] + [f"per-layer flag {f}" for f in sorted(flags)]
-            why = f"{where} collects aux hidden states (reads {', '.join(read)})"
-        return DecoderCapture(cls, frozenset(attrs), frozenset(flags), returns, place, why, test)
+            names = [f"self.{a}" for a in sorted(attrs)] + [f"per-layer flag {f}" for f in sorted(flags)]
+            why = f"{where} collects aux hidden states (reads {', '.join(names)})"
+        if returns is None and read.unread:
+            why = "; ".join(read.unread)
+        placement = next(iter(read.placements)) if len(read.placements) == 1 else ""
+        return DecoderCapture(cls, frozenset(attrs), frozenset(flags), returns, place, why, test,
+                              frozenset(read.gates - attrs), read.boxed, placement or None)
 
     def _forward_of(self, cls: ClassEntity, mro: list[ClassEntity]) -> tuple[ClassEntity, Fn] | None:
         for c in mro:
@@ -326,41 +390,56 @@ class CaptureChainAnalysis:
                 return (c, node) if node is not None else None
         return None
 
-    def _read_forward(self, cls: ClassEntity, defined: ClassEntity, fn: Fn,
-                      depth: int) -> tuple[set[str], set[str], bool | None, Place, Place | None]:
-        """(self attributes its capture tests look layer ids up in, per-layer flags they read,
-        whether it returns the aux list on the normal path, the forward, the line of the capture
-        test), following super().forward and self helpers."""
-        place = Place(defined, fn.lineno, f"{defined.qualname}.forward")
-        reader = _ForwardReader(fn)
-        test = Place(defined, reader.test_line, place.what) if reader.test_line else None
-        attrs, flags = set(reader.attrs), set(reader.flags)
-        returns: bool | None = reader.returns_aux
+    def _read_forward(self, cls: ClassEntity, defined: ClassEntity, fn: Fn, depth: int,
+                      aux_params: frozenset[str] = frozenset()) -> _Read:
+        """What one forward (or a helper handed the aux list as `aux_params`) reads to decide
+        capture and returns, following super().forward and self helpers."""
+        place = Place(defined, fn.lineno, f"{defined.qualname}.{fn.name}")
+        reader = _ForwardReader(fn, aux_params)
+        out = _Read(set(reader.attrs), set(reader.flags), reader.returns_aux, place,
+                    Place(defined, reader.test_line, place.what) if reader.test_line else None,
+                    set(reader.gates), reader.boxed, set(reader.placements))
         for callee in reader.passes:  # returns what another forward or helper returns
             target = self._callee(cls, defined, callee)
-            if target is None or depth > _DEPTH:
-                continue
-            node = self.owners.method_node(*target, positions=True)
-            if node is None:
-                continue
-            a, f, r, _, inner_test = self._read_forward(cls, target[0], node, depth + 1)
-            test = test or inner_test
-            attrs |= a
-            flags |= f
-            if r:
-                returns = True
-            elif r is None and returns is False:
-                returns = None
-        for helper in reader.helpers if not (attrs or flags) else ():  # where its own test reads none
-            target = self._callee(cls, defined, helper)
+            if target is None and self._submodule(cls, callee[1]):
+                continue  # `self.norm(hidden_states)`: a layer it holds, not a helper
             node = self.owners.method_node(*target, positions=True) if target and depth <= _DEPTH else None
-            if node is not None:
-                inner = _ForwardReader(node)
-                attrs |= inner.attrs
-                flags |= inner.flags
-                if test is None and inner.test_line and target:
-                    test = Place(target[0], inner.test_line, f"{target[0].qualname}.{target[1]}")
-        return attrs, flags, returns, place, test
+            if node is None or target is None:
+                if out.returns is False:
+                    out.returns = None  # returns what eaglelint cannot read
+                continue
+            inner = self._read_forward(cls, target[0], node, depth + 1)
+            out.merge(inner)
+            if inner.returns:
+                out.returns = True
+            elif inner.returns is None and out.returns is False:
+                out.returns = None
+        for call in reader.helper_calls:  # a helper the forward hands its aux list to collects into it
+            handed = [i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id in reader.aux]
+            keywords = {k.arg for k in call.keywords if k.arg and isinstance(k.value, ast.Name)
+                        and k.value.id in reader.aux}
+            if not (handed or keywords or not (out.attrs or out.flags)):
+                continue
+            assert isinstance(call.func, ast.Attribute)
+            target = self._callee(cls, defined, ("self", call.func.attr))
+            node = self.owners.method_node(*target, positions=True) if target and depth <= _DEPTH else None
+            if node is None or target is None:
+                if handed or keywords:
+                    out.unread.append(f"{place} hands its aux list to self.{call.func.attr}, which eaglelint "
+                                      f"cannot read")
+                continue
+            params = [a.arg for a in [*node.args.posonlyargs, *node.args.args]][1:]
+            names = frozenset({params[i] for i in handed if i < len(params)} | keywords)
+            inner = self._read_forward(cls, target[0], node, depth + 1, names)
+            out.attrs |= inner.attrs
+            out.flags |= inner.flags
+            out.placements |= inner.placements
+            out.test = out.test or inner.test
+            out.unread += inner.unread
+        return out
+
+    def _submodule(self, cls: ClassEntity, name: str) -> bool:
+        return any(name in self.resolver.info(c).self_assigns for c in self.resolver.mro(cls))
 
     def _callee(self, cls: ClassEntity, defined: ClassEntity,
                 callee: tuple[str, str]) -> tuple[ClassEntity, str] | None:
@@ -426,11 +505,10 @@ class CaptureChainAnalysis:
         if member is None:
             return None
         where = Place(member.owner, member.line, f"{member.owner.qualname}.{hook}")
-        if member.function is None:
-            return Chain(served, hook, where, None, (Broken(
-                "b", f"{hook} is a class attribute of {member.owner.qualname}, not a method the engine can call",
-                where, None),), ())
-        problems = self._accepts(member.function, where)
+        fn, _, _ = self.member_function(served, member, hook)
+        if fn is None:
+            return Chain(served, hook, where, None, (), (f"{where} is bound to what eaglelint cannot read",))
+        problems = self._accepts(fn, where)
         decoders = self.decoder_bindings(served)
         if not decoders:
             return Chain(served, hook, where, None, tuple(problems),
@@ -446,32 +524,69 @@ class CaptureChainAnalysis:
             unknown += effect.unknown
             if effect.refuses:
                 continue  # the member raises for this decoder on purpose: the member rules judge that
-            if effect.none_fails and not any(b.link == "b" for b in broken):
-                broken.append(Broken("b", f"{effect.none_fails} iterates the layer ids without a None test; the "
-                                          f"engine passes None when the draft config names no layers",
-                                     effect.none_fails, None))
             for place, called, cls in effect.missing:
                 broken.append(Broken("c", f"{place} calls {called}, which {cls.qualname} does not have: the "
                                           f"engine's call raises AttributeError", place, None, fails=True))
             if effect.missing:
                 continue
-            broken += self._links_cde(served, dpath, dcls, effect, where)
-            broken += self._links_fg(served, dpath, effect, where)
+            found, undecided = self._links_cde(served, dpath, dcls, effect, where)
+            broken += found
+            unknown += undecided
+            if not found and not effect.unknown and not problems:
+                none_found, none_unknown = self._link_none(served, dpath, dcls, bound, hook, where)
+                broken += none_found
+                unknown += none_unknown
+            found, undecided = self._links_fg(served, dpath, bound, effect, where)
+            broken += found
+            unknown += undecided
         return Chain(served, hook, where, first, tuple(dict.fromkeys(broken)), tuple(dict.fromkeys(unknown)))
 
-    def _accepts(self, fn, where: Place) -> list[Broken]:
-        if "property" in fn.decorators or any(d.endswith(".setter") for d in fn.decorators):
+    def _link_none(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, bound: dict[Path_, ClassEntity],
+                   hook: str, where: Place) -> tuple[list[Broken], list[str]]:
+        """Link b with None: the engine passes None when the draft config names no layers, and
+        expects the default layers to be captured."""
+        effect = self.effect(served, hook, bound, none=True)
+        if effect is None:
+            return [], []
+        if effect.none_fails is not None:
+            return [Broken("b", f"{effect.none_fails} iterates the layer ids while they are None; the engine "
+                                f"passes None when the draft config names no layers", effect.none_fails, None,
+                           fails=True)], []
+        if effect.raises is not None:
+            return [Broken("b", f"{effect.raises} raises when the layer ids are None; the engine passes None "
+                                f"when the draft config names no layers", effect.raises, None, fails=True)], []
+        if effect.unknown:
+            return [], effect.unknown
+        capture = self.decoder(dcls)
+        writes = [w for w in effect.writes if self.canonical(served, w.path) == dpath and not w.empty
+                  and (w.name in capture.flags if w.per_layer else w.name in capture.attrs)]
+        if writes or capture.returns_aux is None:
+            return [], []
+        return [Broken("b", f"{where} called with None (the engine's call when the draft config names no "
+                            f"layers) marks no layer of self.{'.'.join(dpath)}: nothing is captured", where,
+                       capture.test or capture.place)], []
+
+    def _accepts(self, fn: Fn, where: Place) -> list[Broken]:
+        """Link b: the engine calls the member with one positional argument."""
+        if any(_decorator_name(d) in ("property", "cached_property") or _decorator_name(d) == "setter"
+               for d in fn.decorator_list):
             return [Broken("b", f"{where} is a property; the engine calls it", where, None)]
-        params = [p for p in fn.params if p.kind in ("posonly", "pos")]
-        static = "staticmethod" in fn.decorators
+        if any(_decorator_name(d) not in _KNOWN_DECORATORS for d in fn.decorator_list):
+            return []  # a decorator eaglelint does not know may change how it is called
+        params = [*fn.args.posonlyargs, *fn.args.args]
+        static = _decorated(fn, "staticmethod")
         own = params if static else params[1:]
-        required = [p for p in own if p.default is None]
-        if any(p.kind == "vararg" for p in fn.params):
-            return []
+        required = len(own) - len(fn.args.defaults)
+        if fn.args.vararg is not None:
+            return [] if required <= 1 else [
+                Broken("b", f"{where} requires {required} arguments; the engine passes one", where, None)]
         if not own:
             return [Broken("b", f"{where} takes no layer ids; the engine passes one argument", where, None)]
-        if len(required) > 1:
-            return [Broken("b", f"{where} requires {len(required)} arguments; the engine passes one", where, None)]
+        if required > 1:
+            return [Broken("b", f"{where} requires {required} arguments; the engine passes one", where, None)]
+        if any(d is None for d in fn.args.kw_defaults):
+            return [Broken("b", f"{where} requires a keyword-only argument; the engine passes one positional "
+                                f"argument", where, None)]
         return []
 
     def decoder_paths(self, served: ClassEntity) -> list[tuple[Path_, ClassEntity]]:
@@ -500,7 +615,7 @@ class CaptureChainAnalysis:
                     where = path + (attr,)
                     if self.is_decoder(held):
                         out.append((where, held, {**bound, where: held}))
-                    elif self.generates(held):
+                    else:  # a whole model, or a part that holds one (`self.thinker.model`)
                         todo.append((where, held, {**bound, where: held}))
         return out
 
@@ -535,53 +650,176 @@ class CaptureChainAnalysis:
         return attrs
 
     def _links_cde(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, effect: SetterEffect,
-                   where: Place) -> list[Broken]:
+                   where: Place) -> tuple[list[Broken], list[str]]:
+        """(broken links c, d, e; what keeps them from being decided)."""
         writes = [w for w in effect.writes if self.canonical(served, w.path) == dpath and w.name != FLAG]
         capture = self.decoder(dcls)
         reader = capture.place
         if capture.returns_aux is None:
-            return []
+            return [], [capture.why]
         attrs = {w.name for w in writes if not w.per_layer}
         flags = {w.name for w in writes if w.per_layer}
         obj = "self." + ".".join(dpath)
+        if capture.returns_aux and not (capture.attrs or capture.flags):
+            return [], [f"{capture.place} returns aux hidden states, but eaglelint cannot read the test that "
+                        f"decides what it captures"]
+        matched = attrs & capture.attrs or flags & capture.flags
+        if not matched and effect.unknown:
+            return [], []  # what the member does is not all known: the reasons are the effect's
         if not writes:
-            if effect.unknown:
-                return []
             return [Broken("c", f"{where} writes nothing on {obj} ({dcls.qualname}), which decides what is "
-                                f"captured: nothing is captured", where, reader)]
+                                f"captured: nothing is captured", where, reader)], []
         writer = writes[0].place
         wrote = ", ".join([f"{obj}.{a}" for a in sorted(attrs)] + [f"per-layer flag {f} on {obj}.layers[i]"
                                                                    for f in sorted(flags)])
-        if not (attrs & capture.attrs or flags & capture.flags):
+        if not matched:
             if not (capture.attrs or capture.flags):
-                return [Broken("d", f"{writer} writes {wrote}; {capture.why}: nothing is captured", writer, reader)]
+                return [Broken("d", f"{writer} writes {wrote}; {capture.why}: nothing is captured", writer,
+                               reader)], []
             read = ", ".join([f"self.{a}" for a in sorted(capture.attrs)] +
                              [f"layer.{f}" for f in sorted(capture.flags)])
             reader = capture.test or reader
             return [Broken("d", f"{writer} writes {wrote}; {reader} reads only {read}: nothing is captured",
-                           writer, reader)]
+                           writer, reader)], []
+        marker = next(w for w in writes if (w.name in capture.flags if w.per_layer else w.name in capture.attrs))
+        expected = {"before": 1, "after": 0}.get(capture.placement or "")
+        shifted = [w for w in writes if (w.name in capture.flags if w.per_layer else w.name in capture.attrs)
+                   and w.offset is not None and expected is not None and w.offset != expected]
+        if shifted and capture.returns_aux:
+            w = shifted[0]
+            return [Broken("d", f"{w.place} writes the engine's layer ids plus {w.offset} to {obj}; "
+                                f"{capture.test or capture.place} captures {capture.placement} the layer call, so id "
+                                f"k must be written as k{' + 1' if expected else ''}: the draft gets the wrong "
+                                f"layers", w.place, capture.test or capture.place)], []
         if not capture.returns_aux:
-            marker = next(w for w in writes if (w.name in capture.flags if w.per_layer else w.name in capture.attrs))
             return [Broken("e", f"{marker.place} turns capture on in {obj} ({dcls.qualname}), but {capture.why}: "
-                                f"nothing reaches the logits processor", marker.place, reader)]
-        return []
+                                f"nothing reaches the logits processor", marker.place, reader)], []
+        return self._gates(served, dpath, dcls, effect, marker, capture)
 
-    def _links_fg(self, served: ClassEntity, dpath: Path_, effect: SetterEffect, where: Place) -> list[Broken]:
-        """The served forward, where it runs this decoder itself (dpath is one attribute)."""
-        if len(dpath) != 1 or not self.generates(served):
-            return []
-        found = self._logits_forward(served)
+    def _gates(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, effect: SetterEffect, marker: Write,
+               capture: DecoderCapture) -> tuple[list[Broken], list[str]]:
+        """Link e: the decoder returns aux only while its own attribute is set (`if self.return_aux:`);
+        the member must set it, or something else eaglelint can see may."""
+        obj = "self." + ".".join(dpath)
+        for gate in sorted(capture.gates):
+            if any(self.canonical(served, w.path) == dpath and w.name == gate and not w.per_layer and not w.empty
+                   for w in effect.writes):
+                continue
+            if effect.unknown:
+                return [], []
+            if not self._never_set(served, dcls, effect, gate):
+                return [], [f"{capture.place} returns aux hidden states only while self.{gate} is set, which "
+                            f"{marker.place} does not set; eaglelint cannot tell what else sets it"]
+            return [Broken("e", f"{capture.place} returns aux hidden states only while self.{gate} is set; "
+                                f"{marker.place} turns capture on in {obj} ({dcls.qualname}) but nothing sets "
+                                f"{obj}.{gate}: nothing reaches the logits processor", marker.place,
+                           capture.place)], []
+        return [], []
+
+    def _never_set(self, served: ClassEntity, dcls: ClassEntity, effect: SetterEffect, attr: str) -> bool:
+        """Every assignment of `attr` in the files of the served class, the decoder and the member
+        is the decoder's own `self.<attr> = False/None` (a text search: an assignment through
+        another object, setattr or a string naming it there keeps it undecided)."""
+        mro = self.resolver.mro(dcls)
+        if any(attr in self.resolver.info(c).attrs or attr in self.resolver.info(c).methods for c in mro):
+            return False
+        falsy = [v for c in mro for a in self.resolver.info(c).self_assigns.get(attr, ()) for v in a.values]
+        if not falsy or not all(v.kind == "const" and v.name in ("None", "False", "0") for v in falsy):
+            return False
+        pattern = re.compile(rf"\.{re.escape(attr)}\s*(?::[^=\n]*)?=(?!=)|[\"']{re.escape(attr)}[\"']")
+        found = 0
+        for c in dict.fromkeys([*mro, *self.resolver.mro(served), *(p.cls for p in effect.calls)]):
+            info = self.resolver.module(c.path)
+            if info is None or c.qualname not in info.classes:
+                continue
+            try:
+                lines = self.resolver.project.source(c.path).text.splitlines()
+            except SourceError:
+                return False
+            body = self.resolver.info(c)
+            text = "\n".join(lines[body.line - 1:body.end_line])
+            if attr in text:
+                found += len(pattern.findall(text))
+        return found <= len(falsy)
+
+    def _links_fg(self, served: ClassEntity, dpath: Path_, bound: dict[Path_, ClassEntity], effect: SetterEffect,
+                  where: Place) -> tuple[list[Broken], list[str]]:
+        """Links f and g on the object nearest above the decoder that makes logits (the served
+        object, or a whole model it holds): its forward unpacks the decoder's tuple under a test
+        the member makes true, once, and hands the aux states to its logits processor."""
+        for k in range(len(dpath) - 1, -1, -1):
+            prefix = dpath[:k]
+            classes = [c for c in self.classes_at(served, prefix, bound) if self.generates(c)]
+            if classes:
+                break
+        else:
+            return [], []
+        found = self._logits_forward(classes[0])
         if found is None:
-            return []
+            return [], [f"no forward of {classes[0].qualname} that calls self.{LOGITS} can be read"]
         defined, fn = found
         place = Place(defined, fn.lineno, f"{defined.qualname}.forward")
-        tested = {n.attr for n in nodes_of(fn) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
-                  and n.value.id == "self" and n.attr == FLAG}
-        set_flags = {w.name for w in effect.writes if w.path == () and not w.per_layer}
-        if tested and not set_flags & tested and not effect.unknown:
-            return [Broken("f", f"{place} unpacks the decoder's tuple only when self.{FLAG} is set, and "
-                                f"{where} never sets it: the logits processor gets a tuple", where, place)]
-        return []
+        reading = _ServedForward(fn)
+        if not reading.unpacks:
+            return [], [f"{place} unpacks no tuple eaglelint can see before its logits processor"]
+        truths = [self._served_truth(reading, u, prefix, effect) for u in reading.unpacks]
+        if all(t is False for t in truths):
+            first = reading.unpacks[0]
+            tested = ast.unparse(first.tests[-1]) if first.tests else "its test"
+            return [Broken("f", f"{place} unpacks the decoder's tuple only when {tested}, which {where} never "
+                                f"makes true: the logits processor gets a tuple", where,
+                           Place(defined, first.line, place.what))], []
+        if None in truths:
+            return [], [f"{place} unpacks the decoder's tuple under a test eaglelint cannot decide"]
+        running = [u for u, t in zip(reading.unpacks, truths, strict=True) if t]
+        twice = reading.unpacked_twice(running)
+        if twice is not None:
+            return [Broken("g", f"{place} unpacks {twice.source} a second time (line {twice.line}), after it "
+                                f"was unpacked: the second unpack takes the hidden-state tensor apart", where,
+                           Place(defined, twice.line, place.what), fails=True)], []
+        last = running[-1]
+        passed = reading.reaches_logits(last.aux)
+        if passed is False:
+            return [Broken("g", f"{place} unpacks the aux hidden states into {last.aux} (line {last.line}) and "
+                                f"calls self.{LOGITS} without them: the draft gets no aux states", where,
+                           Place(defined, last.line, place.what))], []
+        if passed is None:
+            return [], [f"{place} hands {last.aux} to what eaglelint does not follow before its logits processor"]
+        return [], []
+
+    def _served_truth(self, reading: _ServedForward, unpack: _Unpack, prefix: Path_,
+                      effect: SetterEffect) -> bool | None:
+        """Whether the tests an unpack sits under hold once the member ran."""
+        out: bool | None = True
+        for test in unpack.tests:
+            truth = self._flag_truth(test, prefix, effect)
+            if truth is False:
+                return False
+            if truth is None:
+                out = None
+        return out
+
+    def _flag_truth(self, test: ast.AST, prefix: Path_, effect: SetterEffect) -> bool | None:
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self._flag_truth(test.operand, prefix, effect)
+            return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):
+            values = [self._flag_truth(v, prefix, effect) for v in test.values]
+            if isinstance(test.op, ast.And):
+                return False if False in values else None if None in values else True
+            return True if True in values else None if None in values else False
+        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+                and len(test.args) == 2 and isinstance(test.args[1], ast.Name) and test.args[1].id in ("tuple",
+                                                                                                     "list"):
+            return True  # the decoder returns its tuple (link e holds)
+        if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
+            writes = [w for w in effect.writes if w.path == prefix and w.name == test.attr and not w.per_layer]
+            if any(not w.empty for w in writes):
+                return True
+            if effect.unknown or writes:
+                return None
+            return False
+        return _normal_truth(test)
 
     def _logits_forward(self, served: ClassEntity) -> tuple[ClassEntity, Fn] | None:
         """The forward in served's MRO that calls self.logits_processor (through super().forward)."""
@@ -601,18 +839,34 @@ class CaptureChainAnalysis:
 
 
 class _Walk:
-    """One symbolic run of a capture member's body: writes, delegations, None handling."""
+    """One symbolic run of a capture member's body: writes, delegations, None handling.
+
+    It runs as the engine calls the member: with a non-empty list of layer ids, or (`none`)
+    with None. What it does not model and that touches the objects it tracks (the served
+    object and what it holds, a layer, a local bound to one) ends the certainty: a reason in
+    `out.unknown`, never a silent skip.
+    """
 
     def __init__(self, chain: CaptureChainAnalysis, served: ClassEntity, defined: ClassEntity, path: Path_,
                  bound: dict[Path_, ClassEntity], out: SetterEffect, seen: set, depth: int,
-                 env: dict[str, Path_], maybe_none: set[str], place: Place):
+                 env: dict[str, Path_], ids: set[str], place: Place, none: bool):
         self.chain, self.served, self.defined, self.path = chain, served, defined, path
         self.bound, self.out, self.seen, self.depth = bound, out, seen, depth
-        self.env, self.maybe_none, self.place = env, maybe_none, place
+        self.env, self.place, self.none = env, place, none
+        self.ids = set(ids)  # locals holding the layer ids, or a list made from them
+        self.nones: set[str] = set(ids) if none else set()  # locals known None on this run
+        self.empty: set[str] = set()  # locals known to be an empty collection on this run
+        self.varargs: set[str] = set()  # a `*args` parameter whose first item is the layer ids
+        self.none_attrs: set[Path_] = set()  # attributes this run set to None (`self.model.x = layer_ids`)
+        self.offsets: dict[str, int] = {}  # ids locals (and loop variables over them): the engine's ids plus this
+        self.loop_vars: set[str] = set()  # loop variables over the ids (each one id)
+        self.loop_offsets: dict[str, int] = {}  # layer locals picked by an id: what that id adds
         self.layers: dict[str, Path_] = {}
-        self.none_attrs: set[Path_] = set()  # attributes holding the argument while it may be None
+        self.holders: set[str] = set()  # locals bound to something built from a tracked object
         self.undecided = 0  # enclosing conditions the walk cannot decide
-        self.tested_none = False
+
+    def unknown(self, line: int, what: str) -> None:
+        self.out.unknown.append(f"{self.place.what} ({Path(self.defined.path).name}:{line}) {what}")
 
     def block(self, stmts: list[ast.stmt]) -> bool:
         """Runs stmts; False once a statement always leaves (return, raise)."""
@@ -620,13 +874,16 @@ class _Walk:
 
     def stmt(self, s: ast.stmt) -> bool:
         if isinstance(s, ast.Raise):
-            self.out.refuses = self.out.refuses or self.undecided == 0
+            if self.undecided == 0:
+                self.out.refuses = True
+                self.out.raises = self.out.raises or Place(self.defined, s.lineno, self.place.what)
             return False
         if isinstance(s, ast.Return):
             if s.value is not None:
                 self.expr(s.value)
             return False
         if isinstance(s, ast.If):
+            self.expr(s.test)
             truth = self.test(s.test)
             if truth is True:
                 return self.block(s.body)
@@ -638,18 +895,28 @@ class _Walk:
             self.undecided -= 1
             return a or b
         if isinstance(s, (ast.For, ast.AsyncFor)):
+            self.expr(s.iter)
             self.iterated(s.iter)
-            if isinstance(s.target, ast.Name):
-                layer = self._iter_layers(s.iter)
-                if layer is not None:
-                    self.layers[s.target.id] = layer
+            if self.is_empty(s.iter):
+                return self.block(s.orelse)
+            self.bind_loop(s.target, s.iter)
+            self.undecided += 1
             self.block(s.body)
+            self.undecided -= 1
             self.block(s.orelse)
+            return True
+        if isinstance(s, ast.While):
+            self.expr(s.test)
+            self.undecided += 1
+            self.block(s.body)
+            self.undecided -= 1
             return True
         return self.compound(s)
 
     def compound(self, s: ast.stmt) -> bool:
         if isinstance(s, (ast.With, ast.AsyncWith)):
+            for item in s.items:
+                self.expr(item.context_expr)
             return self.block(s.body)
         if isinstance(s, ast.Try):
             ok = self.block(s.body)
@@ -664,20 +931,97 @@ class _Walk:
                 self.expr(value)
             targets = s.targets if isinstance(s, ast.Assign) else [s.target]
             for t in targets:
-                self.assign(t, value, s.lineno)
+                self.assign(t, None if isinstance(s, ast.AugAssign) else value, s.lineno, isinstance(s, ast.AugAssign))
             return True
         if isinstance(s, ast.Expr):
             self.expr(s.value)
             return True
+        if isinstance(s, (ast.Pass, ast.Break, ast.Continue, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal,
+                          ast.Assert)):
+            return True
+        if isinstance(s, ast.Delete):
+            for t in s.targets:
+                if self.tracked(t):
+                    self.unknown(s.lineno, f"deletes {ast.unparse(t)}, which eaglelint does not follow")
+            return True
+        if self.tracked(s):
+            self.unknown(s.lineno, f"runs a {type(s).__name__} statement eaglelint does not follow")
         return True
 
+    # -- values ------------------------------------------------------------
+    def is_none(self, node: ast.AST | None) -> bool:
+        """Known None on this run (only a run with None knows a value is None)."""
+        if isinstance(node, ast.Constant):
+            return node.value is None
+        if isinstance(node, ast.Attribute):
+            return _self_path(node, self.env) in self.none_attrs
+        return isinstance(node, ast.Name) and node.id in self.nones
+
+    def is_empty(self, node: ast.AST | None) -> bool:
+        """Known None or an empty collection on this run: what a loop over it never enters."""
+        if node is None:
+            return False
+        if isinstance(node, ast.Constant):
+            return node.value is None
+        if isinstance(node, ast.Name):
+            return node.id in self.empty or node.id in self.nones
+        if isinstance(node, ast.Attribute):
+            return self.is_none(node)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return not node.elts
+        if isinstance(node, ast.Dict):
+            return not node.keys
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return self.is_empty(node.generators[0].iter)
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            falsy = [self.is_empty(v) for v in node.values]
+            return all(falsy)
+        if isinstance(node, ast.IfExp):
+            truth = self.test(node.test)
+            return self.is_empty(node.body) if truth is True else self.is_empty(node.orelse) if truth is False \
+                else self.is_empty(node.body) and self.is_empty(node.orelse)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _COPIES:
+            return self.is_empty(node.args[0]) if node.args else True  # list(ids), list()
+        return False
+
+    def value(self, node: ast.AST | None) -> ast.AST | None:
+        """What `a or b` (`layer_ids or default`) evaluates to where the walk can tell."""
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            for v in node.values[:-1]:
+                if self.is_empty(v):
+                    continue
+                return v if self.test(v) is True else node
+            return self.value(node.values[-1])
+        if isinstance(node, ast.IfExp):
+            truth = self.test(node.test)
+            return self.value(node.body) if truth is True else self.value(node.orelse) if truth is False else node
+        return node
+
+    def tracked(self, node: ast.AST) -> bool:
+        """Mentions an object the chain follows: self and what it holds, a layer, a local bound to one."""
+        return any(isinstance(n, ast.Name) and (n.id in self.env or n.id in self.layers or n.id in self.holders)
+                   for n in nodes_of(node))
+
     def test(self, test: ast.AST) -> bool | None:
-        names = {n.id for n in nodes_of(test) if isinstance(n, ast.Name)}
-        if names & self.maybe_none:
-            self.tested_none = True
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             inner = self.test(test.operand)
             return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):
+            values = [self.test(v) for v in test.values]
+            if isinstance(test.op, ast.And):
+                return False if False in values else None if None in values else True
+            return True if True in values else None if None in values else False
+        if isinstance(test, ast.Name) and (test.id in self.nones or test.id in self.empty):
+            return False
+        if isinstance(test, ast.Name) and test.id in self.ids and not self.none:
+            return True  # the engine's list is not empty
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant) \
+                and test.comparators[0].value is None:
+            name = test.left.id
+            if name not in self.nones and name not in self.ids and name not in self.empty:
+                return None
+            return (name in self.nones) == isinstance(test.ops[0], ast.Is)
         if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "hasattr" \
                 and len(test.args) == 2 and _const(test.args[1]):
             path = _self_path(test.args[0], self.env)
@@ -689,105 +1033,401 @@ class _Walk:
                     return has.pop() if len(has) == 1 else None
         if isinstance(test, ast.Attribute) and test.attr == "is_last_rank":
             return True
-        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)):
-            return None
         return None
 
+    # -- loops and names ---------------------------------------------------
+    def bind_loop(self, target: ast.AST, it: ast.AST) -> None:
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("enumerate", "reversed") \
+                and it.args:
+            inner = it.args[0]
+            if it.func.id == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                self.forget(target.elts[0])
+                self.bind_loop(target.elts[1], inner)
+                return
+            it = inner
+        layer = self._iter_layers(it)
+        for n in nodes_of(target):
+            if isinstance(n, ast.Name):
+                self.forget(n)
+        if isinstance(target, ast.Name) and (offset := self.offset(it)) is not None:
+            self.offsets[target.id] = offset
+            self.loop_vars.add(target.id)
+        if layer is not None and isinstance(target, ast.Name):
+            self.layers[target.id] = layer
+        elif self.tracked(it) and not self._known_data(it):
+            for n in nodes_of(target):
+                if isinstance(n, ast.Name):
+                    self.holders.add(n.id)
+
+    def _known_data(self, node: ast.AST) -> bool:
+        """An attribute of a tracked object that holds plain data (`self.config.x`, the ids)."""
+        return isinstance(node, ast.Name) and node.id in self.ids
+
+    def forget(self, name: ast.AST) -> None:
+        if isinstance(name, ast.Name):
+            for bag in (self.ids, self.nones, self.empty, self.holders, self.varargs):
+                bag.discard(name.id)
+            self.offsets.pop(name.id, None)
+            self.env.pop(name.id, None)
+            self.layers.pop(name.id, None)
+
     def _iter_layers(self, node: ast.AST) -> Path_ | None:
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            node = node.value  # `self.model.layers[start:end]`: still the decoder's layers
         path = _self_path(node, self.env)
         if path and path[-1] == LAYER_CONTAINER:
             return path[:-1]
         return None
 
     def iterated(self, node: ast.AST) -> None:
-        """A None argument fails here if it was not tested first."""
-        if self.tested_none or self.out.none_fails is not None:
-            return
-        if isinstance(node, ast.Name) and node.id in self.maybe_none:
-            self.out.none_fails = Place(self.defined, getattr(node, "lineno", self.place.line), self.place.what)
-        path = _self_path(node, self.env)
-        if path is not None and path in self.none_attrs:
+        """A None argument fails where it is iterated (a loop, `list(...)`, `len(...)`)."""
+        if self.out.none_fails is None and self.none and self.is_none(node):
             self.out.none_fails = Place(self.defined, getattr(node, "lineno", self.place.line), self.place.what)
 
-    def assign(self, target: ast.AST, value: ast.AST | None, line: int) -> None:
+    def assign(self, target: ast.AST, value: ast.AST | None, line: int, augmented: bool = False) -> None:
         if isinstance(target, ast.Name):
-            path = _self_path(value, self.env) if value is not None else None
-            if path is not None:
-                self.env[target.id] = path
-            elif value is not None and isinstance(value, ast.Name) and value.id in self.maybe_none \
-                    and not self.tested_none:
-                self.maybe_none.add(target.id)
-            else:
-                self.maybe_none.discard(target.id)
+            self.bind_name(target, value)
             return
-        if isinstance(target, ast.Tuple):
+        if isinstance(target, (ast.Tuple, ast.List)):
             for t in target.elts:
                 self.assign(t, None, line)
+            return
+        if isinstance(target, ast.Starred):
+            self.assign(target.value, None, line)
+            return
+        self.write(target, value, line, augmented)
+
+    def bind_name(self, target: ast.Name, value: ast.AST | None) -> None:
+        """A local bound again: what the walk knows of its new value (read before the name is
+        forgotten: `layer_ids = layer_ids or []` reads the old one)."""
+        if value is None:
+            self.forget(target)
+            return
+        value = self.value(value) or value
+        path = _self_path(value, self.env)
+        if isinstance(value, ast.Name) and value.id in self.holders:
+            path = None
+        layer = _layer_object(value, self.env, self.layers)
+        layer_offset = self.layer_offset(value) if layer is not None else None
+        kind = "none" if self.is_none(value) else "empty" if self.is_empty(value) else \
+            "ids" if self._from_ids(value) else "holder" if self.tracked(value) and not self._reads_data(value) \
+            else ""
+        offset = self.offset(value) if kind == "ids" else None
+        self.forget(target)
+        if path is not None:
+            self.env[target.id] = path
+        elif layer is not None:
+            self.layers[target.id] = layer
+            if layer_offset is not None:
+                self.loop_offsets[target.id] = layer_offset
+        elif kind:
+            {"none": self.nones, "empty": self.empty, "ids": self.ids, "holder": self.holders}[kind].add(target.id)
+            if offset is not None:
+                self.offsets[target.id] = offset
+
+    def write(self, target: ast.AST, value: ast.AST | None, line: int, augmented: bool) -> None:
+        """An attribute or item assignment: a write the chain reads, or what ends its certainty."""
+        place = Place(self.defined, line, self.place.what)
+        empty = value is not None and not augmented and self.is_empty(self.value(value))
+        if isinstance(target, ast.Subscript):
+            path = _self_path(target.value, self.env)
+            if path:
+                # `self.model.layers_to_capture[:] = ids`, `self.model.capture[i] = True`: in place
+                self.out.writes.append(Write(path[:-1], path[-1], False, place, empty))
+            elif self.tracked(target.value):
+                self.unknown(line, f"writes through {ast.unparse(target)}, which eaglelint does not follow")
             return
         if not isinstance(target, ast.Attribute):
             return
         layer = _layer_object(target.value, self.env, self.layers)
-        place = Place(self.defined, line, self.place.what)
         if layer is not None:
-            self.out.writes.append(Write(layer, target.attr, True, place))
+            self.out.writes.append(Write(layer, target.attr, True, place, empty, self.layer_offset(target.value)))
             return
         path = _self_path(target.value, self.env)
         if path is not None:
-            self.out.writes.append(Write(path, target.attr, False, place))
-            if isinstance(value, ast.Name) and value.id in self.maybe_none and not self.tested_none:
-                self.none_attrs.add(path + (target.attr,))
+            self.out.writes.append(Write(path, target.attr, False, place, empty,
+                                         self.offset(value) if value is not None and not augmented else None))
+            if value is not None and not augmented and self.is_none(self.value(value)):
+                self.none_attrs.add((*path, target.attr))
+            else:
+                self.none_attrs.discard((*path, target.attr))
+        else:
+            self.unknown(line, f"writes {ast.unparse(target)} on an object eaglelint cannot place")
 
+    def offset(self, value: ast.AST | None) -> int | None:
+        """What a list of layer ids adds to the engine's: `ids` 0, `[i + 1 for i in ids]` 1; None otherwise."""
+        value = self.value(value)
+        if isinstance(value, ast.Name):
+            return self.offsets.get(value.id)
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _COPIES \
+                and len(value.args) == 1:
+            return self.offset(value.args[0])
+        if isinstance(value, (ast.ListComp, ast.GeneratorExp)) and len(value.generators) == 1 \
+                and isinstance(value.generators[0].target, ast.Name) and not value.generators[0].ifs:
+            base = self.offset(value.generators[0].iter)
+            shift = _shift(value.elt, value.generators[0].target.id)
+            return None if base is None or shift is None else base + shift
+        return None
+
+    def layer_offset(self, node: ast.AST) -> int | None:
+        """`self.model.layers[i + 1]` with i looping over the ids: what it adds to the engine's id."""
+        if isinstance(node, ast.Name) and node.id in self.layers:
+            return self.loop_offsets.get(node.id)
+        if not isinstance(node, ast.Subscript):
+            return None
+        for name, offset in self.offsets.items():
+            if name in self.loop_vars:
+                shift = _shift(node.slice, name)
+                if shift is not None:
+                    return offset + shift
+        return None
+
+    def _from_ids(self, value: ast.AST) -> bool:
+        """Built from the layer ids (`[i + 1 for i in ids]`, `ids or default`, `list(ids)`)."""
+        return any(isinstance(n, ast.Name) and n.id in self.ids for n in nodes_of(value))
+
+    def _reads_data(self, value: ast.AST) -> bool:
+        """A number or a string read off a tracked object (`self.config.num_hidden_layers // 2`)."""
+        return isinstance(value, (ast.BinOp, ast.Compare, ast.JoinedStr, ast.Constant, ast.UnaryOp)) or (
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in (*_PURE, *_COPIES))
+
+    # -- calls -------------------------------------------------------------
     def expr(self, node: ast.AST) -> None:
         for n in nodes_of(node):
             if isinstance(n, ast.comprehension):
                 self.iterated(n.iter)
-            if isinstance(n, ast.Call):
+            elif isinstance(n, ast.Call):
                 self.call(n)
+            elif isinstance(n, ast.NamedExpr):
+                self.assign(n.target, n.value, n.lineno)
 
     def call(self, call: ast.Call) -> None:
         func = call.func
-        if isinstance(func, ast.Name) and func.id == "setattr" and len(call.args) >= 2 and _const(call.args[1]):
-            name = _const(call.args[1]) or ""
-            layer = _layer_object(call.args[0], self.env, self.layers)
-            place = Place(self.defined, call.lineno, self.place.what)
-            if layer is not None:
-                self.out.writes.append(Write(layer, name, True, place))
-            else:
-                path = _self_path(call.args[0], self.env)
-                if path is not None:
-                    self.out.writes.append(Write(path, name, False, place))
+        if isinstance(func, ast.Name):
+            self.plain_call(call, func.id)
             return
         if not isinstance(func, ast.Attribute):
+            if self.tracked(call):
+                self.unknown(call.lineno, f"calls {ast.unparse(func)}, which eaglelint does not follow")
             return
-        passes_none = bool(call.args) and isinstance(call.args[0], ast.Name) \
-            and call.args[0].id in self.maybe_none and not self.tested_none
         if _is_super_call(call, func.attr):
             target = self.chain._callee(self.served if not self.path else self._cls_here(), self.defined,
                                         ("super", func.attr))
             if target is not None:
-                self.chain._run(self.served, target[0], func.attr, self.path, self.bound, self.out, self.seen,
-                                passes_none, self.depth + 1)
+                node = self.chain.owners.method_node(target[0], func.attr, positions=True)
+                self.follow(node, target[0], f"{target[0].qualname}.{func.attr}", self.path, call, call.lineno)
+            elif self._passes_tracked(call):
+                self.unknown(call.lineno, f"calls super().{func.attr}, which eaglelint cannot find")
+            return
+        layer = _layer_object(func.value, self.env, self.layers)
+        if layer is not None:
+            self.unknown(call.lineno, f"calls {ast.unparse(func)} on a layer, which eaglelint does not follow")
             return
         path = _self_path(func.value, self.env)
         if path is None:
+            if self._passes_tracked(call) or self.tracked(func.value):
+                self.unknown(call.lineno, f"calls {ast.unparse(func)}, which eaglelint does not follow")
             return
+        self.method_call(call, func.attr, path)
+
+    def method_call(self, call: ast.Call, name: str, path: Path_) -> None:
         classes = self.chain.classes_at(self.served, path, self.bound)
-        members = [self.chain.resolver.find_member(cls, func.attr) for cls in classes]
-        if path and func.attr in _ENTRY_NAMES and classes and all(m is None for m in members):
+        members = [self.chain.resolver.find_member(cls, name) for cls in classes]
+        if path and name in _ENTRY_NAMES and classes and all(m is None for m in members):
             # every class the object may be lacks it (where only some do, the member rules say so)
             where = Place(self.defined, call.lineno, self.place.what)
-            self.out.missing.append((where, "self." + ".".join(path) + "." + func.attr, classes[0]))
-        for member in members:
-            if member is None or member.function is None:
+            self.out.missing.append((where, "self." + ".".join(path) + "." + name, classes[0]))
+            return
+        if not classes:
+            if path and name in _MUTATORS:  # `self.model.layers_to_capture.extend(ids)`: the list in place
+                empty = name == "clear" or (name in ("extend", "update") and bool(call.args)
+                                            and self.is_empty(call.args[0]))
+                self.out.writes.append(Write(path[:-1], path[-1], False,
+                                             Place(self.defined, call.lineno, self.place.what), empty))
+            elif self._passes_tracked(call) or name not in _READS:
+                self.unknown(call.lineno, f"calls self.{'.'.join((*path, name))}, whose class eaglelint "
+                                          f"cannot tell")
+            return
+        for cls, member in zip(classes, members, strict=True):
+            if member is None:
+                if self._passes_tracked(call) or self.chain.resolver.info(cls).getattr_forwards is not None:
+                    self.unknown(call.lineno, f"calls self.{'.'.join((*path, name))}, which {cls.qualname} "
+                                              f"does not define in the scanned tree")
                 continue
-            if not path and func.attr not in _ENTRY_NAMES and not _looks_like_setter(func.attr):
+            node, owner, what = self.chain.member_function(cls, member, name)
+            if node is None:
+                self.unknown(call.lineno, f"calls self.{'.'.join((*path, name))}, which eaglelint cannot read")
                 continue
-            self.chain._run(self.served, member.owner, func.attr, path, self.bound, self.out, self.seen,
-                            passes_none, self.depth + 1)
+            self.follow(node, owner, what, path, call, call.lineno)
+
+    def plain_call(self, call: ast.Call, name: str) -> None:
+        if name == "setattr" and len(call.args) >= 2:
+            attr = _const(call.args[1])
+            place = Place(self.defined, call.lineno, self.place.what)
+            empty = len(call.args) > 2 and self.is_empty(call.args[2])
+            layer = _layer_object(call.args[0], self.env, self.layers)
+            path = _self_path(call.args[0], self.env)
+            if attr is None and self.tracked(call.args[0]):
+                self.unknown(call.lineno, "calls setattr with a name eaglelint cannot read")
+            elif layer is not None:
+                self.out.writes.append(Write(layer, attr or "", True, place, empty, self.layer_offset(call.args[0])))
+            elif path is not None:
+                self.out.writes.append(Write(path, attr or "", False, place, empty))
+            elif self.tracked(call.args[0]):
+                self.unknown(call.lineno, f"calls setattr on {ast.unparse(call.args[0])}, which eaglelint "
+                                          f"cannot place")
+            return
+        if name in _ITERATES:
+            for a in call.args:
+                self.iterated(a)
+        if name in _PURE or name in _ITERATES:
+            return
+        found = [e for e in self.chain.resolver.lookup(self.defined.path, name)
+                 if isinstance(e, FunctionEntity) and e.defined_in is None]
+        if len(found) == 1:
+            node = self.chain.function_node(found[0])
+            if node is not None:
+                self.follow(node, self.defined, name, None, call, call.lineno, module_path=found[0].path)
+                return
+        if self._passes_tracked(call):
+            self.unknown(call.lineno, f"calls {name}(...) with what it holds, which eaglelint cannot follow")
+
+    def _passes_tracked(self, call: ast.Call) -> bool:
+        return any(self.tracked(a) and not self._reads_data(a) for a in [*call.args, *(k.value for k in call.keywords)])
+
+    def follow(self, fn: Fn | None, defined: ClassEntity, what: str, self_path: Path_ | None, call: ast.Call,
+               line: int, module_path: str | None = None) -> None:
+        """Runs a method (`self_path`: the object it is called on) or a module-level function
+        with the call's arguments bound to its parameters."""
+        if fn is None:
+            self.unknown(line, f"calls {what}, which eaglelint cannot read")
+            return
+        key = (module_path or defined, what, self_path, self.none, tuple(ast.dump(a) for a in call.args))
+        if key in self.seen:
+            return
+        if self.depth >= _DEPTH:
+            self.unknown(line, f"calls {what} more than {_DEPTH} calls deep")
+            return
+        self.seen.add(key)
+        owner = defined if module_path is None else ClassEntity(module_path, what)
+        self.out.calls.append(Place(owner, fn.lineno, what))
+        inner = _Walk(self.chain, self.served, owner, self_path or (), self.bound, self.out, self.seen,
+                      self.depth + 1, {}, set(), Place(owner, fn.lineno, what), self.none)
+        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+        if self_path is not None and params:
+            inner.env[params[0]] = self_path
+            params = params[1:]
+        args = list(call.args)
+        if args and isinstance(args[-1], ast.Starred) and isinstance(args[-1].value, ast.Name) \
+                and args[-1].value.id in self.varargs and not any(isinstance(a, ast.Starred) for a in args[:-1]):
+            # `self.language_model.set_eagle3_layers_to_capture(*args)`: the engine's one argument
+            args[-1] = ast.Name(id=args[-1].value.id, ctx=ast.Load())
+            if len(args) <= len(params):
+                inner.ids.add(params[len(args) - 1])
+                if self.none:
+                    inner.nones.add(params[len(args) - 1])
+            args = args[:-1]
+        elif any(isinstance(a, ast.Starred) for a in args):
+            self.unknown(line, f"passes *args to {what}, which eaglelint does not follow")
+            return
+        by_name = {k.arg: k.value for k in call.keywords if k.arg}
+        if any(k.arg is None for k in call.keywords) and self._passes_tracked(call):
+            self.unknown(line, f"passes **kwargs to {what}, which eaglelint does not follow")
+            return
+        pairs = list(zip(params, args, strict=False))
+        pairs += [(p, by_name[p]) for p in params if p in by_name]
+        defaults = _defaults(fn)
+        pairs += [(p, defaults[p]) for p in params[len(call.args):] if p not in by_name and p in defaults]
+        for param, arg in pairs:
+            inner.bind(param, arg, self)
+        inner.block(fn.body)
+
+    def run(self, fn: Fn, static: bool = False) -> None:
+        """The member itself, called by the engine with one argument: the layer ids (or None)."""
+        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+        if params and not static:
+            self.env[params[0]] = self.path
+            params = params[1:]
+        if params:
+            self.ids.add(params[0])
+            self.offsets[params[0]] = 0
+            if self.none:
+                self.nones.add(params[0])
+        elif fn.args.vararg is not None:
+            self.varargs.add(fn.args.vararg.arg)
+        self.block(fn.body)
+
+    def bind(self, param: str, arg: ast.AST, caller: _Walk) -> None:
+        """A parameter bound to the caller's argument, as the caller knows it."""
+        arg = caller.value(arg) or arg
+        path = _self_path(arg, caller.env)
+        layer = _layer_object(arg, caller.env, caller.layers)
+        if path is not None:
+            self.env[param] = path
+        elif layer is not None:
+            self.layers[param] = layer
+        elif caller.is_none(arg):
+            self.nones.add(param)
+        elif caller.is_empty(arg):
+            self.empty.add(param)
+        elif caller._from_ids(arg):
+            self.ids.add(param)
+            if (offset := caller.offset(arg)) is not None:
+                self.offsets[param] = offset
+        elif caller.tracked(arg) and not caller._reads_data(arg):
+            self.holders.add(param)
 
     def _cls_here(self) -> ClassEntity:
         classes = self.chain.classes_at(self.served, self.path, self.bound)
         return classes[0] if classes else self.defined
+
+
+def _shift(node: ast.AST, name: str) -> int | None:
+    """`name` 0, `name + 1` 1, `name - 2` -2, `1 + name` 1; None for anything else."""
+    if isinstance(node, ast.Name) and node.id == name:
+        return 0
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        left, right = node.left, node.right
+        if isinstance(right, ast.Constant) and isinstance(right.value, int) and _shift(left, name) is not None:
+            step = right.value if isinstance(node.op, ast.Add) else -right.value
+            return (_shift(left, name) or 0) + step
+        if isinstance(node.op, ast.Add) and isinstance(left, ast.Constant) and isinstance(left.value, int) \
+                and _shift(right, name) is not None:
+            return left.value + (_shift(right, name) or 0)
+    return None
+
+
+def _decorator_name(node: ast.AST) -> str:
+    """`property`, `functools.cached_property` -> `cached_property`, `x.setter` -> `setter`."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+def _decorated(fn: Fn, name: str) -> bool:
+    return any(_decorator_name(d) == name for d in fn.decorator_list)
+
+
+_KNOWN_DECORATORS = ("staticmethod", "property", "cached_property", "setter", "override", "no_type_check",
+                     "torch_compile_guard")
+
+
+def _defaults(fn: Fn) -> dict[str, ast.expr]:
+    params = [*fn.args.posonlyargs, *fn.args.args]
+    return {p.arg: d for p, d in zip(params[len(params) - len(fn.args.defaults):], fn.args.defaults, strict=True)}
+
+
+_COPIES = ("list", "tuple", "set", "sorted", "frozenset")
+_ITERATES = (*_COPIES, "len", "enumerate", "zip", "sum", "any", "all", "max", "min", "iter", "reversed", "map",
+             "filter", "dict")
+_PURE = ("getattr", "hasattr", "isinstance", "issubclass", "print", "range", "int", "str", "repr", "bool", "float",
+         "abs", "id", "type", "callable", "round", "format", "hash")
+_MUTATORS = ("clear", "extend", "append", "insert", "update", "add", "remove", "pop", "discard", "sort", "reverse",
+             "setdefault", "__setitem__")
+# methods of an object of unknown class that only read (a logger's, a config's)
+_READS = ("get", "keys", "values", "items", "index", "count", "copy", "info", "debug", "warning", "warning_once",
+          "info_once", "error", "get_text_config", "is_last_rank", "is_first_rank", "startswith", "endswith",
+          "format", "lower", "upper", "split", "join")
 
 
 # attributes where SGLang's models hold a decoder or a whole language model: a pre-filter for
@@ -812,9 +1452,9 @@ def _of_self(node: ast.AST) -> bool:
 
 
 def _constructs(func: ast.AST) -> bool:
-    """`list()`, `AuxHiddenStateList()`, `AuxHiddenStatePacker(n)`: a new collection, not a computation."""
+    """`list()`, `dict()`, `AuxHiddenStateList()`, `AuxHiddenStatePacker(n)`: a new collection, not a computation."""
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-    return name == "list" or name[:1].isupper()
+    return name in ("list", "dict", "OrderedDict") or name[:1].isupper()
 
 
 def _looks_like_setter(name: str) -> bool:
@@ -825,12 +1465,16 @@ def _looks_like_setter(name: str) -> bool:
 class _ForwardReader:
     """One forward's capture tests and returns (no following of calls: the caller does that)."""
 
-    def __init__(self, fn: ast.AST):
+    def __init__(self, fn: ast.AST, aux_params: frozenset[str] = frozenset()):
         self.attrs: set[str] = set()
         self.flags: set[str] = set()
         self.passes: list[tuple[str, str]] = []  # ("super" | "self", method) whose result it returns
         self.helpers: list[tuple[str, str]] = []
         self.returns_aux: bool | None = False
+        self.gates: set[str] = set()  # self attributes an undecided test reads before aux is returned
+        self.placements: set[str] = set()
+        self.boxed = False  # returns aux inside an object it builds (a NamedTuple, a dataclass)
+        self.helper_calls: list[ast.Call] = []
         self.nodes = nodes_of(fn)  # one walk, read by every pass below
         assigned: dict[str, list[ast.AST]] = {}
         for n in self.nodes:
@@ -846,7 +1490,7 @@ class _ForwardReader:
         self.assigned = assigned
         self.arguments: set[int] = set()  # ids of Name nodes handed to a call
         self.layer_locals = self._find_layer_locals(fn)
-        self.aux = self._fed(fn)
+        self.aux = self._fed(fn) | aux_params
         # local functions that feed the list (`def capture_output(h): aux.capture(h)`), handed to layers
         self.feeders = {n.name for n in self.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                         and n is not fn and any(isinstance(m, ast.Attribute) and m.attr in _FEEDERS
@@ -863,10 +1507,12 @@ class _ForwardReader:
                     if len(self.attrs) + len(self.flags) > before:
                         self.test_line = self.test_line or getattr(test, "lineno", 0)
                         break
+            self.placements = {self._placement(fn, feed) for feed, _ in self._feeds(fn)}
         for n in self.nodes:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
                     and n.func.value.id == "self" and n.func.attr != "forward":
                 self.helpers.append(("self", n.func.attr))
+                self.helper_calls.append(n)
         self.returns_aux = self._returns(fn)
 
     def _fed(self, fn: ast.AST) -> set[str]:
@@ -874,7 +1520,8 @@ class _ForwardReader:
         to a layer as its capture target."""
         out: set[str] = set()
         empty = {name for name, values in self.assigned.items() if any(
-            (isinstance(v, ast.List) and not v.elts) or (isinstance(v, ast.Call) and _constructs(v.func))
+            (isinstance(v, ast.List) and not v.elts) or (isinstance(v, ast.Dict) and not v.keys)
+            or (isinstance(v, ast.Call) and _constructs(v.func))
             for value in values for v in ((value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,)))}
         if not empty:
             return set()
@@ -883,6 +1530,8 @@ class _ForwardReader:
                 out.add(n.value.id)
             elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
                 out.add(n.target.id)
+            elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name):
+                out.add(n.value.id)  # `aux[layer_id] = hidden_states`: a dict or a list slot
             elif isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in ("len", "isinstance")):
                 for a in [*n.args, *(k.value for k in n.keywords)]:
                     for v in (a.body, a.orelse) if isinstance(a, ast.IfExp) else (a,):
@@ -917,8 +1566,30 @@ class _ForwardReader:
         visit(fn, [])
         return out
 
+    def _placement(self, fn: ast.AST, feed: ast.AST) -> str:
+        """"before" or "after" the layer call of the loop the feed sits in; "" where not plain."""
+        line = getattr(feed, "lineno", 0)
+        loops = [n for n in self.nodes if isinstance(n, (ast.For, ast.AsyncFor)) and n.lineno <= line
+                 <= (n.end_lineno or 0)]
+        if not loops:
+            return ""
+        loop = max(loops, key=lambda n: n.lineno)
+        calls = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Call) and self._calls_layer(n)]
+        if len(calls) != 1 or calls[0].lineno <= line <= (calls[0].end_lineno or 0):
+            return ""  # no layer call, several, or the list handed to the layer itself
+        return "before" if line < calls[0].lineno else "after"
+
+    def _calls_layer(self, call: ast.Call) -> bool:
+        func = call.func
+        if isinstance(func, ast.Name):
+            return func.id in self.layer_locals
+        return isinstance(func, ast.Subscript) and _of_self(func.value) and isinstance(func.value, ast.Attribute) \
+            and func.value.attr == LAYER_CONTAINER
+
     def _feeds_here(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Attribute) and node.attr in _FEEDERS and isinstance(node.value, ast.Name):
+            return node.value.id in self.aux
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
             return node.value.id in self.aux
         return isinstance(node, ast.Name) and (node.id in self.aux or node.id in self.feeders) \
             and isinstance(node.ctx, ast.Load) and id(node) in self.arguments
@@ -966,30 +1637,74 @@ class _ForwardReader:
                 out.add(target.id)
         return out
 
-    def _returns(self, fn: ast.AST) -> bool:
-        found: list[ast.Return] = []
-        self._reachable(getattr(fn, "body", []), found)
-        out = False
-        for ret in found:
-            for value in self._values(ret.value):
-                if isinstance(value, ast.Tuple) and any(self._is_aux(e) for e in value.elts):
+    def _returns(self, fn: ast.AST) -> bool | None:
+        """Whether a return reached on the normal path hands back the aux list: in a tuple
+        (`(h, aux)`, a local bound to one), or inside an object it builds (`Output(h, aux)`);
+        None where aux goes back in a shape eaglelint does not read."""
+        found: list[tuple[ast.Return, list[ast.AST]]] = []
+        self._reachable(getattr(fn, "body", []), found, [])
+        out: bool | None = False
+        for ret, tests in found:
+            for value, more in self._values(ret.value, []):
+                kind = self._aux_in(value)
+                if kind is not None:
+                    self._gate(tests + more)
+                if kind == "tuple":
                     out = True
+                elif kind == "boxed":
+                    self.boxed = True
+                    out = True
+                elif kind == "other" and out is False:
+                    out = None
                 self.passes += self._passed(value)
         return out
 
+    def _aux_in(self, value: ast.AST | None) -> str | None:
+        """How a returned value holds the aux list: "tuple", "boxed", "other", or None (not at all)."""
+        if value is None or not any(isinstance(n, ast.Name) and n.id in self.aux for n in ast.walk(value)):
+            return None
+        if isinstance(value, ast.Tuple) and any(self._derived(e) for e in value.elts):
+            return "tuple"
+        if isinstance(value, ast.Call) and not isinstance(value.func, ast.Attribute) \
+                and any(self._is_aux(a) for a in [*value.args, *(k.value for k in value.keywords)]):
+            return "boxed"
+        return "other"
+
+    def _gate(self, tests: list[ast.AST]) -> None:
+        """Self attributes read by the undecided tests a return of aux sits under."""
+        for test in tests:
+            calls = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
+            self.gates |= {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute) and id(n) not in calls
+                           and isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr not in self.attrs}
+
+    def _derived(self, node: ast.AST) -> bool:
+        """The aux list, or a list made from it (`[aux[i] for i in ...]`, `list(aux.values())`)."""
+        if self._is_aux(node):
+            return True
+        mentions = any(isinstance(n, ast.Name) and n.id in self.aux for n in ast.walk(node))
+        return mentions and isinstance(node, (ast.ListComp, ast.GeneratorExp))
+
     def _is_aux(self, node: ast.AST) -> bool:
-        """The aux list itself, or what it gives back (`aux_hidden_states.finalize()`)."""
+        """The aux list itself, or what it gives back (`aux_hidden_states.finalize()`, `list(aux.values())`)."""
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             node = node.func.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _COPIES \
+                and len(node.args) == 1:
+            return self._is_aux(node.args[0])
         return isinstance(node, ast.Name) and node.id in self.aux
 
-    def _values(self, value: ast.AST | None) -> list[ast.AST | None]:
-        """What a returned expression may be on the normal path (`(h, aux) if aux else h`)."""
+    def _values(self, value: ast.AST | None, tests: list[ast.AST]) -> list[tuple[ast.AST | None, list[ast.AST]]]:
+        """What a returned expression may be on the normal path (`(h, aux) if aux else h`, a
+        local bound to a tuple), each with the undecided tests it sits under."""
         if isinstance(value, ast.IfExp):
             truth = _normal_truth(value.test, self.aux)
-            body, orelse = self._values(value.body), self._values(value.orelse)
+            inner = [*tests, value.test] if truth is None else tests
+            body, orelse = self._values(value.body, inner), self._values(value.orelse, inner)
             return body if truth is True else orelse if truth is False else body + orelse
-        return [value]
+        if isinstance(value, ast.Name) and value.id not in self.aux and self.assigned.get(value.id) \
+                and all(isinstance(v, ast.Tuple) for v in self.assigned[value.id]):
+            return [(v, tests) for v in self.assigned[value.id]]
+        return [(value, tests)]
 
     def _passed(self, value: ast.AST | None) -> list[tuple[str, str]]:
         """The forward or helper whose result `value` is, returned as it came."""
@@ -1005,29 +1720,103 @@ class _ForwardReader:
                     out.append(("self", call.func.attr))
         return out
 
-    def _reachable(self, stmts: list[ast.stmt], found: list[ast.Return]) -> bool:
+    def _reachable(self, stmts: list[ast.stmt], found: list[tuple[ast.Return, list[ast.AST]]],
+                   tests: list[ast.AST]) -> bool:
         for s in stmts:
             if isinstance(s, ast.Return):
-                found.append(s)
+                found.append((s, tests))
                 return False
             if isinstance(s, ast.Raise):
                 return False
             if isinstance(s, ast.If):
                 truth = _normal_truth(s.test, self.aux)
                 if truth is True:
-                    if not self._reachable(s.body, found):
+                    if not self._reachable(s.body, found, tests):
                         return False
                 elif truth is False:
-                    if not self._reachable(s.orelse, found):
+                    if not self._reachable(s.orelse, found, tests):
                         return False
                 else:
-                    a = self._reachable(s.body, found)
-                    b = self._reachable(s.orelse, found)
+                    a = self._reachable(s.body, found, [*tests, s.test])
+                    b = self._reachable(s.orelse, found, [*tests, s.test])
                     if not (a or b):
                         return False
             elif isinstance(s, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
-                if not self._reachable(s.body, found) and isinstance(s, (ast.With, ast.AsyncWith)):
+                if not self._reachable(s.body, found, tests) and isinstance(s, (ast.With, ast.AsyncWith)):
                     return False
-            elif isinstance(s, ast.Try) and not self._reachable(s.body + s.orelse, found):
+            elif isinstance(s, ast.Try) and not self._reachable(s.body + s.orelse, found, tests):
                 return False
         return True
+
+
+@dataclass(frozen=True)
+class _Unpack:
+    line: int
+    source: str  # the name unpacked (`hidden_states`)
+    aux: str  # the name the aux states land in
+    rebinds: bool  # the unpack binds its source again (`hidden_states, aux = hidden_states`)
+    tests: tuple[ast.AST, ...]  # the `if` tests it sits under
+
+
+class _ServedForward:
+    """A served forward's unpacks of the decoder's tuple and what it hands its logits processor."""
+
+    def __init__(self, fn: Fn):
+        self.fn = fn
+        self.unpacks: list[_Unpack] = []
+        self._visit(fn.body, ())
+
+    def _visit(self, stmts: list[ast.stmt], tests: tuple[ast.AST, ...]) -> None:
+        for s in stmts:
+            if isinstance(s, ast.If):
+                self._visit(s.body, (*tests, s.test))
+                self._visit(s.orelse, (*tests, ast.UnaryOp(op=ast.Not(), operand=s.test)))
+            elif isinstance(s, (ast.With, ast.AsyncWith, ast.Try)):
+                self._visit(s.body, tests)
+            elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) \
+                    and len(s.targets[0].elts) == 2 and all(isinstance(e, ast.Name) for e in s.targets[0].elts) \
+                    and isinstance(s.value, ast.Name):
+                first, aux = s.targets[0].elts
+                assert isinstance(first, ast.Name) and isinstance(aux, ast.Name)
+                self.unpacks.append(_Unpack(s.lineno, s.value.id, aux.id, first.id == s.value.id, tests))
+
+    def unpacked_twice(self, running: list[_Unpack]) -> _Unpack | None:
+        """A second unpack of a name the first unpack bound again, with no assignment between."""
+        for a, b in zip(running, running[1:], strict=False):
+            if a.rebinds and b.source == a.source and all(
+                    _keeps_tensor(n, a.source) for n in ast.walk(self.fn)
+                    if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and a.line < n.lineno < b.line
+                    and any(isinstance(t, ast.Name) and t.id == a.source for t in _targets(n))):
+                return b
+        return None
+
+    def reaches_logits(self, aux: str) -> bool | None:
+        """Whether the logits processor's calls get `aux` (or a local made from it); None where
+        aux goes into a call eaglelint does not follow first."""
+        names = {aux}
+        for n in ast.walk(self.fn):
+            if isinstance(n, ast.Assign) and any(isinstance(m, ast.Name) and m.id in names for m in ast.walk(n.value)):
+                names |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+        calls = [n for n in ast.walk(self.fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                 and n.func.attr == LOGITS]
+        if any(any(isinstance(m, ast.Name) and m.id in names for m in ast.walk(c)) for c in calls):
+            return True
+        others = [n for n in ast.walk(self.fn) if isinstance(n, ast.Call) and n not in calls
+                  and any(isinstance(m, ast.Name) and m.id in names for a in [*n.args, *(k.value for k in n.keywords)]
+                          for m in ast.walk(a))]
+        return None if others else False
+
+
+def _keeps_tensor(node: ast.AST, name: str) -> bool:
+    """`hidden_states = self.norm(hidden_states)`: a module applied to the unpacked tensor gives a tensor."""
+    value = getattr(node, "value", None)
+    return isinstance(value, ast.Call) and bool(value.args) and isinstance(value.args[0], ast.Name) \
+        and value.args[0].id == name and _of_self(value.func if not isinstance(value.func, ast.Attribute)
+                                                  or not isinstance(value.func.value, ast.Attribute)
+                                                  else value.func.value)
+
+
+def _targets(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.Assign):
+        return [t for target in node.targets for t in ast.walk(target)]
+    return list(ast.walk(node.target)) if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []

@@ -318,7 +318,7 @@ class CaptureChainAnalysis:
         place = Place(owner, fn.lineno, what)
         out.calls.append(place)
         walk = _Walk(self, served, owner, (), bound, out, set(), 0, {}, set(), place, none)
-        walk.run(fn, static=_decorated(fn, "staticmethod"))
+        walk.run(fn, static="staticmethod" in _decorators(fn, member))
         return out
 
     def member_function(self, cls: ClassEntity, member: Member, name: str) -> tuple[Fn | None, ClassEntity, str]:
@@ -508,7 +508,7 @@ class CaptureChainAnalysis:
         fn, _, _ = self.member_function(served, member, hook)
         if fn is None:
             return Chain(served, hook, where, None, (), (f"{where} is bound to what eaglelint cannot read",))
-        problems = self._accepts(fn, where)
+        problems = self._accepts(fn, where, _decorators(fn, member))
         decoders = self.decoder_bindings(served)
         if not decoders:
             return Chain(served, hook, where, None, tuple(problems),
@@ -532,7 +532,7 @@ class CaptureChainAnalysis:
             found, undecided = self._links_cde(served, dpath, dcls, effect, where)
             broken += found
             unknown += undecided
-            if not found and not effect.unknown and not problems:
+            if not found and not undecided and not effect.unknown and not problems:
                 none_found, none_unknown = self._link_none(served, dpath, dcls, bound, hook, where)
                 broken += none_found
                 unknown += none_unknown
@@ -560,21 +560,20 @@ class CaptureChainAnalysis:
         capture = self.decoder(dcls)
         writes = [w for w in effect.writes if self.canonical(served, w.path) == dpath and not w.empty
                   and (w.name in capture.flags if w.per_layer else w.name in capture.attrs)]
-        if writes or capture.returns_aux is None:
+        if writes or not capture.collects:
             return [], []
         return [Broken("b", f"{where} called with None (the engine's call when the draft config names no "
                             f"layers) marks no layer of self.{'.'.join(dpath)}: nothing is captured", where,
                        capture.test or capture.place)], []
 
-    def _accepts(self, fn: Fn, where: Place) -> list[Broken]:
+    def _accepts(self, fn: Fn, where: Place, decorators: set[str]) -> list[Broken]:
         """Link b: the engine calls the member with one positional argument."""
-        if any(_decorator_name(d) in ("property", "cached_property") or _decorator_name(d) == "setter"
-               for d in fn.decorator_list):
+        if decorators & {"property", "cached_property", "setter"}:
             return [Broken("b", f"{where} is a property; the engine calls it", where, None)]
-        if any(_decorator_name(d) not in _KNOWN_DECORATORS for d in fn.decorator_list):
+        if decorators - set(_KNOWN_DECORATORS):
             return []  # a decorator eaglelint does not know may change how it is called
         params = [*fn.args.posonlyargs, *fn.args.args]
-        static = _decorated(fn, "staticmethod")
+        static = "staticmethod" in decorators
         own = params if static else params[1:]
         required = len(own) - len(fn.args.defaults)
         if fn.args.vararg is not None:
@@ -1404,8 +1403,13 @@ def _decorator_name(node: ast.AST) -> str:
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
-def _decorated(fn: Fn, name: str) -> bool:
-    return any(_decorator_name(d) == name for d in fn.decorator_list)
+def _decorators(fn: Fn, member: Member) -> set[str]:
+    """The last part of each decorator's name, from the syntax tree and the summary (a method's
+    tree is read from its `def` line on, without them)."""
+    names = {_decorator_name(d) for d in fn.decorator_list}
+    if member.function is not None:
+        names |= {d.split("(", 1)[0].rsplit(".", 1)[-1] for d in member.function.decorators}
+    return names
 
 
 _KNOWN_DECORATORS = ("staticmethod", "property", "cached_property", "setter", "override", "no_type_check",
@@ -1491,6 +1495,9 @@ class _ForwardReader:
         self.arguments: set[int] = set()  # ids of Name nodes handed to a call
         self.layer_locals = self._find_layer_locals(fn)
         self.aux = self._fed(fn) | aux_params
+        for n in self.nodes if aux_params else ():  # a helper handed the list gives it back as a capture target
+            if isinstance(n, ast.Return) and n.value is not None:
+                self.arguments |= {id(m) for m in ast.walk(n.value) if isinstance(m, ast.Name) and m.id in aux_params}
         # local functions that feed the list (`def capture_output(h): aux.capture(h)`), handed to layers
         self.feeders = {n.name for n in self.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                         and n is not fn and any(isinstance(m, ast.Attribute) and m.attr in _FEEDERS

@@ -1,0 +1,38 @@
+"""Link b on its own: the engine calls the member as `model.set_eagle3_layers_to_capture(ids)`.
+
+The oracle fixtures whose member cannot take that call break other links too (a property
+member writes nothing, so links c and f break with it); these tests pin the link the
+verdict names first, so that each check of link b is guarded by a case only it decides.
+"""
+
+import pytest
+from conftest import FIXTURES
+
+from eaglelint.analysis.capture_chain import CaptureChainAnalysis
+from eaglelint.analysis.owners import OwnerAnalysis
+from eaglelint.analysis.project import Project
+from eaglelint.analysis.resolve import ClassEntity, Resolver
+
+MODELS = FIXTURES / "chain_oracle" / "sglang" / "srt" / "models"
+
+
+@pytest.mark.parametrize(("name", "says"), [
+    ("PropertyMemberForCausalLM", "is a property"),
+    ("NoArgumentMemberForCausalLM", "takes no layer ids"),
+    ("TwoArgumentMemberForCausalLM", "requires 2 arguments"),
+])
+def test_a_member_the_engine_cannot_call_breaks_link_b(name, says):
+    resolver = Resolver(Project())
+    chain = CaptureChainAnalysis(resolver, OwnerAnalysis(resolver)).chain(
+        ClassEntity(str(MODELS / "member_binding.py"), name))
+    assert chain is not None
+    first = chain.broken[0]
+    assert (first.link, says in first.message) == ("b", True)
+
+
+@pytest.mark.parametrize("name", ["BorrowedMemberForCausalLM", "FunctionMemberForCausalLM"])
+def test_a_member_bound_as_a_class_attribute_is_followed_as_the_function_it_names(name):
+    resolver = Resolver(Project())
+    chain = CaptureChainAnalysis(resolver, OwnerAnalysis(resolver)).chain(
+        ClassEntity(str(MODELS / "member_binding.py"), name))
+    assert chain is not None and chain.holds is True

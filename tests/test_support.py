@@ -59,6 +59,8 @@ def fixture_rows():
     ("BidirectionalEmbeddingModel", NOT_APPLICABLE),  # a decoder with the setter that pools embeddings
     ("DualEncoderModel", NOT_APPLICABLE),  # holds a tower's inner model, read off the tower: no logits
     ("DeepGLMForCausalLM", NOT_SUPPORTED),  # its decoder two objects down collects nothing; no members
+    ("TextFlagForCausalLM", IMPLEMENTABLE),  # EGL041: its decoder body is named *ForCausalLM
+    ("LonelyVLForConditionalGeneration", NOT_SUPPORTED),  # holds as llm a language model lacking them too
 ])
 def test_fixture_statuses(fixture_rows, entry, status):
     assert statuses(fixture_rows)[entry] == status
@@ -69,6 +71,8 @@ def test_reasons_name_the_decoder_and_the_fix(fixture_rows):
     assert "NoCollectDecoderModel" in rows["NoCollectOwnerForCausalLM"].detail
     assert rows["OwnerVLForConditionalGeneration"].detail.startswith("eaglelint fix writes")
     assert rows["LonelyForCausalLM"].detail.startswith("write by hand")
+    # the wrapper is pointed at the held model's own gap, the finding that fills it first
+    assert "LonelyForCausalLM's gap first (EGL041" in rows["LonelyVLForConditionalGeneration"].detail
 
 
 def test_one_row_per_entry_and_pack():
@@ -168,3 +172,13 @@ def test_release_rows_match_the_source_read_by_hand(version):
 
     rows = support_matrix([models_dir(version)], select_interfaces(None))
     assert {e: statuses(rows)[e] for e in HAND_CHECKED[version]} == HAND_CHECKED[version]
+
+
+def test_a_finding_counts_for_every_pack_that_needs_its_member():
+    """eagle and eagle3 both ask for get_embed_and_head: the check names its finding after one
+    of them, and the other pack's row must rest on it too, not re-judge the class."""
+    rows = support_matrix([TREE], select_interfaces(["all"]))
+    row = next(r for r in rows if r.entry == "LonelyForCausalLM" and r.pack == "eagle3")
+    assert (row.status, row.codes) == (IMPLEMENTABLE, ("EGL041",))
+    written = row.detail.split(" (")[0]  # "write by hand MEMBER, MEMBER (why)"
+    assert {"get_embed_and_head", "set_eagle3_layers_to_capture"} <= set(written.replace(",", " ").split())

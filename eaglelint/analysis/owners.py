@@ -224,10 +224,17 @@ class OwnerAnalysis:
         return refs[0] if len(refs) == 1 and refs[0].kind in ("name", "attr") else None
 
     def is_full_model(self, cls: ClassEntity) -> bool:
-        """A language model with its own head (a `*ForCausalLM`), not a bare decoder. Bases are
-        read only for a class without a forward of its own (a decoder defines one)."""
+        """A language model with its own head (a `*ForCausalLM`), not a bare decoder. A class
+        that holds layers and no head is a decoder whatever its name (0.5.21's
+        `qwen3_5.Qwen3_5ForCausalLM`, held as `self.model` by qwen3_5_text.py's class of the
+        same name, which owns the head). Bases are read only for a class without a forward of
+        its own (a decoder defines one)."""
         resolver = self.resolver
-        if cls.qualname.endswith("ForCausalLM") or resolver.assigns(cls, LOGITS):
+        if resolver.assigns(cls, LOGITS):
+            return True
+        if self.chains.is_decoder(cls):
+            return False
+        if cls.qualname.endswith("ForCausalLM"):
             return True
         return not resolver.defines(cls, "forward") and any(resolver.assigns(c, LOGITS) for c in resolver.mro(cls))
 

@@ -179,8 +179,11 @@ def holds_language_model(resolver: Resolver, cls: ClassEntity, attr: str, member
 
 def _has_head(resolver: Resolver, analysis: OwnerAnalysis, cls: ClassEntity) -> bool:
     """A language model: a `*ForCausalLM`, or a class that owns `lm_head` or gives out its
-    embedding and head. A decoder (Qwen2MoeModel, which defines the EAGLE-3 setter) has none."""
-    return analysis.is_full_model(cls) or has_member(resolver, cls, EMBED_AND_HEAD) \
+    embedding and head. A decoder (Qwen2MoeModel, which defines the EAGLE-3 setter) has none;
+    one named `*ForCausalLM` still counts here (0.5.22's qwen3_5.Qwen3_5ForCausalLM, held as
+    MiniCPMV4_6's llm: the members rule writes its capture member as an owner does)."""
+    return analysis.is_full_model(cls) or cls.qualname.endswith("ForCausalLM") \
+        or has_member(resolver, cls, EMBED_AND_HEAD) \
         or any(resolver.assigns(c, HEAD) for c in resolver.mro(cls))
 
 

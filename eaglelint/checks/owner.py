@@ -97,9 +97,9 @@ def may_hold_owner(path: Path, index: ClassIndex) -> bool:
     """Bytes test: can a class of this file be an owner with a gap? (No false negatives
     for what `owner_findings` reports: a class is dropped only if it has both members, is a
     draft, is neither named after EntryClass nor a base of any class, defines a forward
-    without a logits call, holds a `*ForCausalLM`, or holds a class of the given files
-    whose own body defines a forward that makes no fresh collection and calls no other
-    forward.)"""
+    without a logits call, holds a `*ForCausalLM` that is not a class of the given files
+    whose own body assigns no head, or holds a class of the given files whose own body
+    defines a forward that makes no fresh collection and calls no other forward.)"""
     raw = index.raws[path]
     if b"lm_head" not in raw or b"logits_processor" not in raw:
         return False
@@ -118,11 +118,20 @@ def may_hold_owner(path: Path, index: ClassIndex) -> bool:
         if is_draft_name(name.decode(), path):
             continue
         held = [v.rsplit(b".", 1)[-1] for v in _DECODER.findall(raw, start, end)]
-        if any(h.endswith(b"ForCausalLM") for h in held):
+        bodies = [index.body(h, path) or index.body(h) for h in held]
+        if any(_whole_model(h, body) for h, body in zip(held, bodies, strict=True)):
             continue  # holds a whole language model: a wrapper, not an owner
-        if any(not _never_collects(index.body(h, path) or index.body(h)) for h in held):
+        if any(not _never_collects(body) for body in bodies):
             return True
     return False
+
+
+def _whole_model(name: bytes, body: bytes | None) -> bool:
+    """A held `*ForCausalLM` that is a language model by its text: defined outside the given
+    files, or its body assigns a head. A decoder body spelled so (0.5.21's
+    qwen3_5.Qwen3_5ForCausalLM: layers, no head) passes, for the owner analysis to judge."""
+    return name.endswith(b"ForCausalLM") and (body is None or _HEAD.search(body) is not None
+                                              or b"self.logits_processor" in body)
 
 
 def _never_collects(body: bytes | None) -> bool:

@@ -25,6 +25,8 @@ from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft
 from ..analysis.wrappers import wrapped_candidates
 from ..checks.aux import CAPTURES
+from ..checks.chain import CODE_BY_LINK
+from ..checks.chain import CODES as CHAIN_CODES
 from ..checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from ..checks.owner import CODE as OWNER_CODE
 from ..checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
@@ -51,15 +53,25 @@ class Row:
     pack: str
     status: str
     detail: str
+    # the codes of `check`'s findings for this class that the verdict rests on (a broken capture
+    # chain: those of its links): what to act on, and what a test holds the row to
+    codes: tuple[str, ...] = ()
 
 
 def support_matrix(paths: list[Path], packs: list[Interface], project: Project | None = None) -> list[Row]:
     """One row per registered class and SGLang pack, in file order."""
+    return judged(paths, packs, project)[0]
+
+
+def judged(paths: list[Path], packs: list[Interface],
+           project: Project | None = None) -> tuple[list[Row], list[Finding]]:
+    """The rows, with the findings of the check run they were read from (the SGLang packs
+    among `packs`): one analysis for both, so a test can hold each row to its findings."""
     project = project or Project()
     files = discover(paths).files
     packs = [p for p in packs if p.engine == "sglang"]
     findings = check_files(files, CheckOptions(tuple(packs)), project).findings
-    return project.retrying(lambda: _rows(files, packs, project, findings))
+    return project.retrying(lambda: _rows(files, packs, project, findings)), findings
 
 
 def _rows(files: list[Path], packs: list[Interface], project: Project, findings: list[Finding]) -> list[Row]:
@@ -82,6 +94,10 @@ def _rows(files: list[Path], packs: list[Interface], project: Project, findings:
     return rows
 
 
+def _codes(findings: list[Finding]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(f.code for f in findings))
+
+
 def _targets(pack: Interface) -> list[InterfaceMethod]:
     """What the engine needs on a target model: the required target members (all target
     members where the pack requires none)."""
@@ -102,54 +118,65 @@ class _Judge:
                 self.by_class.setdefault((os.path.abspath(path), name), []).append(f)
 
     def row(self, entry: ClassEntity, pack: Interface) -> Row:
-        status, detail = self.verdict(entry, pack)
-        return Row(os.path.abspath(entry.path), entry.qualname, pack.name, status, detail)
+        status, detail, codes = self.verdict(entry, pack)
+        return Row(os.path.abspath(entry.path), entry.qualname, pack.name, status, detail, codes)
 
-    def verdict(self, entry: ClassEntity, pack: Interface) -> tuple[str, str]:
+    def verdict(self, entry: ClassEntity, pack: Interface) -> tuple[str, str, tuple[str, ...]]:
+        """The status, why, and the codes of the findings it rests on."""
         if is_draft(entry):
-            return DRAFT, "SGLang loads it only as the draft model; target-side support does not apply"
+            return DRAFT, "SGLang loads it only as the draft model; target-side support does not apply", ()
         names = load_codes()
         members = [m.name for m in _targets(pack)]
+        # a finding about a member this pack needs is this pack's too, whichever selected pack
+        # the check named it after (eagle and eagle3 both have get_embed_and_head)
         found = [f for f in self.by_class.get((entry.path, entry.qualname), [])
-                 if f.interface in (None, pack.name) and (f.method is None or f.method in members)]
+                 if f.method in members or f.method is None and f.interface in (None, pack.name)]
         # a capture member alone makes no target: a registered decoder (layers, no head) whose
         # output no logits processor reads serves embeddings, whatever it inherits
         if not found and not self.chains.can_generate(entry) and (
                 self.chains.is_decoder(entry) or not any(has_member(self.resolver, entry, h) for h in CAPTURES)):
             return NOT_APPLICABLE, "it cannot generate (no logits processor of its own or in a model it holds: " \
-                                   "an embedding, reward or classification model)"
+                                   "an embedding, reward or classification model)", ()
         for f in found:
             if names[f.code].name in ("unreadable-file", "unresolved-wrapped-class"):
-                return UNKNOWN, f.message
+                return UNKNOWN, f.message, (f.code,)
         owner = [f for f in found if f.code in (OWNER_CODE, OWNER_NO_FIX_CODE)]
         if owner:
             how = "eaglelint fix writes" if owner[0].code == OWNER_CODE else "write by hand"
             # the message ends "(no automatic fix: REASON)[; inherited by ...]": keep its closing parenthesis
             why = "" if owner[0].code == OWNER_CODE else f" ({owner[0].message.split('no automatic fix: ')[-1]}"
-            return IMPLEMENTABLE, f"{how} {', '.join(f.method for f in owner)}{why}"
+            return IMPLEMENTABLE, f"{how} {', '.join(f.method for f in owner)}{why}", _codes(owner)
         gaps = [f for f in found if f.code in DELEGATION_CODES]
         if gaps:
-            return FIXABLE, f"delegate {', '.join(f.method for f in gaps)} to self.{gaps[0].wrapper_attribute}"
+            return FIXABLE, f"delegate {', '.join(f.method for f in gaps)} to self.{gaps[0].wrapper_attribute}", \
+                _codes(gaps)
         aux = [f for f in found if names[f.code].name.startswith("aux-")]
         missing = [m for m in members if not has_member(self.resolver, entry, m)]
         if aux and not missing:
-            return NOT_SUPPORTED, f"has the members, but {aux[0].code}: {aux[0].message}"
+            return NOT_SUPPORTED, f"has the members, but {aux[0].code}: {aux[0].message}", _codes(aux)
         if not missing:
-            return self._chain(entry, pack, members)
-        return self._without_finding(entry, missing)
+            return self._chain(entry, members, [f for f in found if f.code in CHAIN_CODES])
+        return (*self._without_finding(entry, missing), ())
 
-    def _chain(self, entry: ClassEntity, pack: Interface, members: list[str]) -> tuple[str, str]:
-        """Has the members: supported only when the capture chain of each capture member holds
-        (the findings EGL050-EGL053 name a broken link; here an undecided one is unknown)."""
+    def _chain(self, entry: ClassEntity, members: list[str],
+               broken: list[Finding]) -> tuple[str, str, tuple[str, ...]]:
+        """Has the members: supported only when the capture chain of each capture member holds.
+        The findings EGL050-EGL053 name a broken link: the row says the first. A link the chain
+        finds broken where the check made no finding is said with the code the check gives it
+        (so a test sees the two disagree); an undecided one is unknown."""
+        if broken:
+            return NOT_SUPPORTED, f"has the members, but {broken[0].code}: {broken[0].message}", _codes(broken)
         for hook in members:
             chain = self.chains.chain(entry, hook) if hook in CAPTURES else None
             if chain is None or chain.holds:
                 continue
             if chain.broken:
                 return NOT_SUPPORTED, f"has the members, but the capture chain breaks at link " \
-                                      f"{chain.broken[0].link}: {chain.broken[0].message}"
-            return UNKNOWN, f"has the members, but whether {hook} captures cannot be told: {'; '.join(chain.unknown)}"
-        return SUPPORTED, f"has {', '.join(members)}" if members else "the pack asks nothing of a target"
+                                      f"{chain.broken[0].link}: {chain.broken[0].message}", \
+                    tuple(dict.fromkeys(CODE_BY_LINK[b.link] for b in chain.broken))
+            return UNKNOWN, f"has the members, but whether {hook} captures cannot be told: " \
+                            f"{'; '.join(chain.unknown)}", ()
+        return SUPPORTED, f"has {', '.join(members)}" if members else "the pack asks nothing of a target", ()
 
     def _without_finding(self, entry: ClassEntity, missing: list[str]) -> tuple[str, str]:
         """A gap no rule reports: say why it cannot be filled, or what eaglelint cannot tell."""
@@ -172,17 +199,63 @@ class _Judge:
             return IMPLEMENTABLE, f"lacks {lacks}; its decoder {owner.decoders[0].cls.qualname} collects aux " \
                                   f"hidden states; write them by hand ({why})"
         for attr in DEFAULT_WRAPPER_ATTRS:
-            if not any(attr in resolver.info(c).self_assigns for c in resolver.mro(entry)):
-                continue
-            if all(presence(resolver, entry, m, attr) is True for m in missing):
-                return SUPPORTED, f"its __getattr__ forwards {lacks} to self.{attr}"
-            holder = next(c for c in resolver.mro(entry) if attr in resolver.info(c).self_assigns)
-            classes, reasons = wrapped_candidates(resolver, holder, attr)
-            if classes:
-                held = ", ".join(c.qualname for c in classes)
-                return NOT_SUPPORTED, f"lacks {lacks}, and so does its {attr} ({held})"
+            if any(attr in resolver.info(c).self_assigns for c in resolver.mro(entry)):
+                if all(presence(resolver, entry, m, attr) is True for m in missing):
+                    return SUPPORTED, f"its __getattr__ forwards {lacks} to self.{attr}"
+                return self._wrapper(entry, attr, missing)
+        return self._dispatcher(entry, missing) or self._held_model(entry, missing) or \
+            self._other_decoder(entry, lacks)
+
+    def _wrapper(self, entry: ClassEntity, attr: str, missing: list[str]) -> tuple[str, str]:
+        """entry holds a language model as self.<attr> and no rule asks it for a delegation:
+        the held model lacks the members too (said only once every class it may be lacks them)."""
+        resolver, lacks = self.resolver, ", ".join(missing)
+        holder = next(c for c in resolver.mro(entry) if attr in resolver.info(c).self_assigns)
+        classes, reasons = wrapped_candidates(resolver, holder, attr)
+        if not classes:
             return UNKNOWN, f"lacks {lacks}; its {attr} cannot be resolved: {'; '.join(reasons) or 'no value'}"
-        return self._dispatcher(entry, missing) or self._other_decoder(entry, lacks)
+        held = ", ".join(c.qualname for c in classes)
+        having = [m for m in missing if any(has_member(resolver, c, m) for c in classes)]
+        if having:  # the members rule would ask for a delegation here: a case it does not model
+            return UNKNOWN, f"lacks {lacks}; its {attr} ({held}) has {', '.join(having)}, but eaglelint " \
+                            f"proposes no delegation to it"
+        return NOT_SUPPORTED, f"lacks {lacks}, and so does its {attr} ({held}){self._held_gap(classes)}"
+
+    def _held_model(self, entry: ClassEntity, missing: list[str]) -> tuple[str, str] | None:
+        """A whole language model held under another attribute (one with a logits processor of
+        its own: JetVLM's self.llm, Qwen3-Omni's self.thinker), found by what the held class is.
+        The engine's call on entry reaches it only through a delegation: entry is a wrapper of
+        it, not the owner of the decoder inside it. An attribute its __getattr__ forwards the
+        members to is left to the rest (a dispatcher, _dispatcher)."""
+        resolver = self.resolver
+        seen: set[str] = set(DEFAULT_WRAPPER_ATTRS)
+        for c in resolver.mro(entry):
+            for attr in resolver.info(c).self_assigns:
+                if attr in seen or attr in (HEAD, LOGITS, LAYER_CONTAINER):
+                    continue
+                seen.add(attr)
+                if any(self.chains.generates(h) for h in held_classes(resolver, entry, attr)[0]) and \
+                        not all(presence(resolver, entry, m, attr) is True for m in missing):
+                    return self._wrapper(entry, attr, missing)
+        return None
+
+    def _held_gap(self, classes: list[ClassEntity]) -> str:
+        """What stands in the held model's way: where `check` reports its own gap (an owner's
+        EGL040/EGL041, a delegation), along its MRO, to fill first; else the decoder it owns
+        that collects nothing."""
+        for cls in classes:
+            for c in self.resolver.mro(cls):
+                gap = [f for f in self.by_class.get((os.path.abspath(c.path), c.qualname), [])
+                       if f.code in (OWNER_CODE, OWNER_NO_FIX_CODE, *DELEGATION_CODES)]
+                if gap:
+                    f = gap[0]
+                    return f"; fill {f.class_name}'s gap first ({f.code}, {os.path.basename(f.path)}:{f.line})"
+        for cls in classes:
+            owner = self.analysis.owner(cls)
+            if owner is not None and owner.collects is False:
+                bad = next(d for d in owner.decoders if d.collects is False)
+                return f"; its decoder {bad.cls.qualname}: {bad.why}"
+        return ""
 
     def _dispatcher(self, entry: ClassEntity, missing: list[str]) -> tuple[str, str] | None:
         """A class whose `__getattr__` forwards the missing members to a model it builds

@@ -509,6 +509,10 @@ class CaptureChainAnalysis:
         if fn is None:
             return Chain(served, hook, where, None, (), (f"{where} is bound to what eaglelint cannot read",))
         problems = self._accepts(fn, where, _decorators(fn, member))
+        if problems and problems[0].message.endswith("is a property; the engine calls it") \
+                and not self._gives_data(served, fn):
+            return Chain(served, hook, where, None, (), (f"{where} is a property whose value eaglelint cannot tell "
+                                                         f"is not a function the engine can call",))
         decoders = self.decoder_bindings(served)
         if not decoders:
             return Chain(served, hook, where, None, tuple(problems),
@@ -565,6 +569,26 @@ class CaptureChainAnalysis:
         return [Broken("b", f"{where} called with None (the engine's call when the draft config names no "
                             f"layers) marks no layer of self.{'.'.join(dpath)}: nothing is captured", where,
                        capture.test or capture.place)], []
+
+    def _gives_data(self, served: ClassEntity, fn: Fn) -> bool:
+        """A property getter that returns data, never a function: literals, or attributes of the
+        served object every assignment of which is a literal (`self.model.layers_to_capture`)."""
+        for ret in (n for n in nodes_of(fn) if isinstance(n, ast.Return)):
+            value = ret.value
+            if value is None or isinstance(value, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
+                                                   ast.DictComp, ast.SetComp, ast.JoinedStr)):
+                continue
+            path = _self_path(value, {fn.args.args[0].arg: ()} if fn.args.args else {})
+            if not path:
+                return False
+            owners = self.classes_at(served, path[:-1], {})
+            values = [v for c in owners for o in self.resolver.mro(c)
+                      for a in self.resolver.info(o).self_assigns.get(path[-1], ()) for v in a.values]
+            if not owners or not values or any(self.resolver.find_member(c, path[-1]) for c in owners) or not all(
+                    v.kind in ("seq", "const") or (v.kind == "unknown" and v.name.startswith(("ListComp", "DictComp")))
+                    for v in values):
+                return False
+        return True
 
     def _accepts(self, fn: Fn, where: Place, decorators: set[str]) -> list[Broken]:
         """Link b: the engine calls the member with one positional argument."""

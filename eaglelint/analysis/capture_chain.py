@@ -98,6 +98,7 @@ class DecoderCapture:
     test: Place | None = None  # where its capture test reads the attribute or flag
     gates: frozenset[str] = frozenset()  # its own attributes an undecided test reads before returning aux
     boxed: bool = False  # returns aux inside an object it builds, not a tuple
+    aux_fields: frozenset[str] = frozenset()  # the fields of that object (a NamedTuple, a dataclass) holding aux
     # where the capture sits against the layer call in its loop: "before" layer i runs (it holds
     # layer i-1's output: the engine's id k is written k + 1) or "after" (k); None: cannot tell
     placement: str | None = None
@@ -122,6 +123,7 @@ class _Read:
     gates: set[str]
     boxed: bool
     placements: set[str] = field(default_factory=set)
+    fields: set[str | None] = field(default_factory=set)
     unread: list[str] = field(default_factory=list)
 
     def merge(self, inner: _Read) -> None:
@@ -131,6 +133,7 @@ class _Read:
         self.gates |= inner.gates
         self.placements |= inner.placements
         self.boxed = self.boxed or inner.boxed
+        self.fields |= inner.fields
         self.unread += inner.unread
 
 
@@ -381,7 +384,9 @@ class CaptureChainAnalysis:
             why = "; ".join(read.unread)
         placement = next(iter(read.placements)) if len(read.placements) == 1 else ""
         return DecoderCapture(cls, frozenset(attrs), frozenset(flags), returns, place, why, test,
-                              frozenset(read.gates - attrs), read.boxed, placement or None)
+                              frozenset(read.gates - attrs), read.boxed,
+                              aux_fields=frozenset(f for f in read.fields if f) if None not in read.fields
+                              else frozenset(), placement=placement or None)
 
     def _forward_of(self, cls: ClassEntity, mro: list[ClassEntity]) -> tuple[ClassEntity, Fn] | None:
         for c in mro:
@@ -398,7 +403,8 @@ class CaptureChainAnalysis:
         reader = _ForwardReader(fn, aux_params)
         out = _Read(set(reader.attrs), set(reader.flags), reader.returns_aux, place,
                     Place(defined, reader.test_line, place.what) if reader.test_line else None,
-                    set(reader.gates), reader.boxed, set(reader.placements))
+                    set(reader.gates), reader.boxed, set(reader.placements),
+                    {self._field(defined, call, index, keyword) for call, index, keyword in reader.boxes})
         for callee in reader.passes:  # returns what another forward or helper returns
             target = self._callee(cls, defined, callee)
             if target is None and self._submodule(cls, callee[1]):
@@ -437,6 +443,26 @@ class CaptureChainAnalysis:
             out.test = out.test or inner.test
             out.unread += inner.unread
         return out
+
+    def _field(self, defined: ClassEntity, call: ast.Call, index: int | None, keyword: str | None) -> str | None:
+        """The field of a NamedTuple or dataclass built by `call` that the aux list goes into."""
+        if not isinstance(call.func, ast.Name):
+            return None
+        found = [e for e in self.resolver.lookup(defined.path, call.func.id) if isinstance(e, ClassEntity)]
+        if len(found) != 1:
+            return None
+        try:
+            tree = self.resolver.project.tree(found[0].path)
+        except SourceError:
+            return None
+        node = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == found[0].qualname), None)
+        if node is None or not (any(_decorator_name(d) == "dataclass" for d in node.decorator_list)
+                                or any(_decorator_name(b) == "NamedTuple" for b in node.bases)):
+            return None
+        fields = [n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
+        if keyword is not None:
+            return keyword if keyword in fields else None
+        return fields[index] if index is not None and index < len(fields) else None
 
     def _submodule(self, cls: ClassEntity, name: str) -> bool:
         return any(name in self.resolver.info(c).self_assigns for c in self.resolver.mro(cls))
@@ -540,7 +566,7 @@ class CaptureChainAnalysis:
                 none_found, none_unknown = self._link_none(served, dpath, dcls, bound, hook, where)
                 broken += none_found
                 unknown += none_unknown
-            found, undecided = self._links_fg(served, dpath, bound, effect, where)
+            found, undecided = self._links_fg(served, dpath, dcls, bound, effect, where)
             broken += found
             unknown += undecided
         return Chain(served, hook, where, first, tuple(dict.fromkeys(broken)), tuple(dict.fromkeys(unknown)))
@@ -765,8 +791,8 @@ class CaptureChainAnalysis:
                 found += len(pattern.findall(text))
         return found <= len(falsy)
 
-    def _links_fg(self, served: ClassEntity, dpath: Path_, bound: dict[Path_, ClassEntity], effect: SetterEffect,
-                  where: Place) -> tuple[list[Broken], list[str]]:
+    def _links_fg(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, bound: dict[Path_, ClassEntity],
+                  effect: SetterEffect, where: Place) -> tuple[list[Broken], list[str]]:
         """Links f and g on the object nearest above the decoder that makes logits (the served
         object, or a whole model it holds): its forward unpacks the decoder's tuple under a test
         the member makes true, once, and hands the aux states to its logits processor."""
@@ -783,6 +809,11 @@ class CaptureChainAnalysis:
         defined, fn = found
         place = Place(defined, fn.lineno, f"{defined.qualname}.forward")
         reading = _ServedForward(fn)
+        capture = self.decoder(dcls)
+        if capture.boxed and not reading.unpacks:
+            return self._boxed_fg(capture, reading, place, prefix, effect, where)
+        if capture.boxed:
+            return [], [f"{place} unpacks what the decoder returns inside an object; eaglelint does not follow that"]
         if not reading.unpacks:
             return [], [f"{place} unpacks no tuple eaglelint can see before its logits processor"]
         truths = [self._served_truth(reading, u, prefix, effect) for u in reading.unpacks]
@@ -809,6 +840,41 @@ class CaptureChainAnalysis:
         if passed is None:
             return [], [f"{place} hands {last.aux} to what eaglelint does not follow before its logits processor"]
         return [], []
+
+    def _boxed_fg(self, capture: DecoderCapture, reading: _ServedForward, place: Place, prefix: Path_,
+                  effect: SetterEffect, where: Place) -> tuple[list[Broken], list[str]]:
+        """Links f and g where the decoder returns an object (`output.aux_hidden_states`)."""
+        if not capture.aux_fields:
+            return [], [f"{capture.place} returns aux inside an object whose fields eaglelint cannot read"]
+        reads = reading.field_reads(capture.aux_fields)
+        names = ", ".join(sorted(capture.aux_fields))
+        if not reads:
+            return [], [f"{place} reads no field {names} of the decoder's output that eaglelint can see"]
+        truths = [self._tests_truth(tests, prefix, effect) for _, tests, _ in reads]
+        if all(t is False for t in truths):
+            return [Broken("f", f"{place} reads the decoder's {names} only when {ast.unparse(reads[0][1][-1])}, "
+                                f"which {where} never makes true: the draft gets no aux states", where,
+                           Place(place.cls, reads[0][0].lineno, place.what))], []
+        if None in truths:
+            return [], [f"{place} reads the decoder's {names} under a test eaglelint cannot decide"]
+        passed = [True if inside else reading.reaches_logits(target) if target else None
+                  for (_, _, target), inside in zip(reads, (reading.in_logits(n) for n, _, _ in reads), strict=True)]
+        if True in passed:
+            return [], []
+        if None in passed:
+            return [], [f"{place} hands the decoder's {names} to what eaglelint does not follow"]
+        return [Broken("g", f"{place} reads the decoder's {names} and calls self.{LOGITS} without it: the draft "
+                            f"gets no aux states", where, Place(place.cls, reads[0][0].lineno, place.what))], []
+
+    def _tests_truth(self, tests: tuple[ast.AST, ...], prefix: Path_, effect: SetterEffect) -> bool | None:
+        out: bool | None = True
+        for test in tests:
+            truth = self._flag_truth(test, prefix, effect)
+            if truth is False:
+                return False
+            if truth is None:
+                out = None
+        return out
 
     def _served_truth(self, reading: _ServedForward, unpack: _Unpack, prefix: Path_,
                       effect: SetterEffect) -> bool | None:
@@ -1502,6 +1568,7 @@ class _ForwardReader:
         self.gates: set[str] = set()  # self attributes an undecided test reads before aux is returned
         self.placements: set[str] = set()
         self.boxed = False  # returns aux inside an object it builds (a NamedTuple, a dataclass)
+        self.boxes: list[tuple[ast.Call, int | None, str | None]] = []  # the call, and where aux goes in
         self.helper_calls: list[ast.Call] = []
         self.nodes = nodes_of(fn)  # one walk, read by every pass below
         assigned: dict[str, list[ast.AST]] = {}
@@ -1696,9 +1763,12 @@ class _ForwardReader:
             return None
         if isinstance(value, ast.Tuple) and any(self._derived(e) for e in value.elts):
             return "tuple"
-        if isinstance(value, ast.Call) and not isinstance(value.func, ast.Attribute) \
-                and any(self._is_aux(a) for a in [*value.args, *(k.value for k in value.keywords)]):
-            return "boxed"
+        if isinstance(value, ast.Call) and not isinstance(value.func, ast.Attribute):
+            places = [(i, None) for i, a in enumerate(value.args) if self._holds_aux(a)] + \
+                     [(None, k.arg) for k in value.keywords if self._holds_aux(k.value)]
+            if places:
+                self.boxes += [(value, i, k) for i, k in places]
+                return "boxed"
         return "other"
 
     def _gate(self, tests: list[ast.AST]) -> None:
@@ -1707,6 +1777,13 @@ class _ForwardReader:
             calls = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
             self.gates |= {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute) and id(n) not in calls
                            and isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr not in self.attrs}
+
+    def _holds_aux(self, node: ast.AST) -> bool:
+        """The aux list, a list made from it, or `aux or None`."""
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            return self._derived(node.values[0]) and all(
+                isinstance(v, ast.Constant) and v.value is None for v in node.values[1:])
+        return self._derived(node)
 
     def _derived(self, node: ast.AST) -> bool:
         """The aux list, or a list made from it (`[aux[i] for i in ...]`, `list(aux.values())`)."""
@@ -1811,6 +1888,34 @@ class _ServedForward:
                 assert isinstance(first, ast.Name) and isinstance(aux, ast.Name)
                 self.unpacks.append(_Unpack(s.lineno, s.value.id, aux.id, first.id == s.value.id, tests))
 
+    def field_reads(self, fields: frozenset[str]) -> list[tuple[ast.Attribute, tuple[ast.AST, ...], str | None]]:
+        """Each read of `x.<field>`, the tests it sits under (statements' and expressions'), and
+        the local it is bound to (`aux = output.aux if flag else None`), if any."""
+        out: list[tuple[ast.Attribute, tuple[ast.AST, ...], str | None]] = []
+
+        def visit(stmts: list[ast.stmt], tests: tuple[ast.AST, ...]) -> None:
+            for s in stmts:
+                if isinstance(s, ast.If):
+                    visit(s.body, (*tests, s.test))
+                    visit(s.orelse, (*tests, ast.UnaryOp(op=ast.Not(), operand=s.test)))
+                    continue
+                if isinstance(s, (ast.With, ast.AsyncWith, ast.Try)):
+                    visit(s.body, tests)
+                    continue
+                target = s.targets[0].id if isinstance(s, ast.Assign) and len(s.targets) == 1 \
+                    and isinstance(s.targets[0], ast.Name) else None
+                for n in ast.walk(s):
+                    if isinstance(n, ast.Attribute) and n.attr in fields and isinstance(n.value, ast.Name) \
+                            and isinstance(n.ctx, ast.Load):
+                        out.append((n, (*tests, *_expression_tests(s, n)), target))
+
+        visit(self.fn.body, ())
+        return out
+
+    def in_logits(self, node: ast.AST) -> bool:
+        return any(node is m for c in ast.walk(self.fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                   and c.func.attr == LOGITS for m in ast.walk(c))
+
     def unpacked_twice(self, running: list[_Unpack]) -> _Unpack | None:
         """A second unpack of a name the first unpack bound again, with no assignment between."""
         for a, b in zip(running, running[1:], strict=False):
@@ -1836,6 +1941,18 @@ class _ServedForward:
                   and any(isinstance(m, ast.Name) and m.id in names for a in [*n.args, *(k.value for k in n.keywords)]
                           for m in ast.walk(a))]
         return None if others else False
+
+
+def _expression_tests(stmt: ast.AST, node: ast.AST) -> list[ast.AST]:
+    """The tests of the conditional expressions `node` sits in (`x.aux if flag else None`)."""
+    out: list[ast.AST] = []
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.IfExp):
+            if any(m is node for m in ast.walk(n.body)):
+                out.append(n.test)
+            elif any(m is node for m in ast.walk(n.orelse)):
+                out.append(ast.UnaryOp(op=ast.Not(), operand=n.test))
+    return out
 
 
 def _keeps_tensor(node: ast.AST, name: str) -> bool:

@@ -1759,8 +1759,9 @@ class _ForwardReader:
 
     def _aux_in(self, value: ast.AST | None) -> str | None:
         """How a returned value holds the aux list: "tuple", "boxed", "other", or None (not at all)."""
-        if value is None or not any(isinstance(n, ast.Name) and n.id in self.aux for n in ast.walk(value)):
-            return None
+        if value is None or isinstance(value, ast.Name) \
+                or not any(isinstance(n, ast.Name) and n.id in self.aux for n in ast.walk(value)):
+            return None  # a bare name is what it stands for, not the list inside a result
         if isinstance(value, ast.Tuple) and any(self._derived(e) for e in value.elts):
             return "tuple"
         if isinstance(value, ast.Call) and not isinstance(value.func, ast.Attribute):

@@ -9,21 +9,28 @@ decoders that collect through per-layer flags although they never read a list na
 `layers_to_capture`. So the chain is followed by what is written and read, whatever
 the names:
 
-  b. the member accepts the engine's call (one positional argument, possibly None);
-  c. what it writes, through delegation, `super()` and helpers: attributes of an
-     object reached from the served one (`("model",)` is `self.model`), or flags on
-     that object's layers (`self.model.layers[i]._is_layer_to_capture`);
+  b. the member accepts the engine's call (one positional argument), and called with None
+     it neither fails nor captures nothing: None means the default layers;
+  c. what it writes, through delegation, `super()`, helper methods and module-level
+     helpers: attributes of an object reached from the served one (`("model",)` is
+     `self.model`), set or updated in place, or flags on that object's layers
+     (`self.model.layers[i]._is_layer_to_capture`), with the shift it adds to the ids;
   d. what the decoder's forward reads to decide capture (the tests that guard what
-     it appends to its aux list, or passes as a layer's capture target);
+     it appends to its aux list, or passes as a layer's capture target), and where it
+     captures against the layer call (before: id k is written k + 1);
   e. whether that forward returns the list on the normal path (not idle, last
-     pipeline rank, something captured), directly or through the forward it calls;
-  f/g. whether the served forward unpacks the decoder's tuple under the flag the
-     member sets and hands the aux states to `self.logits_processor(...)`.
+     pipeline rank, something captured), directly or through the forward it calls,
+     and behind which of its own attributes (a gate the member must set);
+  f/g. whether the forward above the decoder that makes logits unpacks the decoder's
+     result under a test the member makes true, once, and hands the aux states to
+     `self.logits_processor(...)`.
 
-Only what can be decided is decided: a link eaglelint cannot follow is "unknown" with
-the reason, never a finding. This module describes; checks/chain.py reports,
-checks/owner.py and `support` use `DecoderCapture.collects`, so "collects" means one
-thing everywhere.
+The member is walked twice, as the engine may call it: with a list, then with None.
+Only what can be decided is decided: an operation the walk does not model that touches
+what it tracks (the served object and what it holds, a layer, a local bound to one)
+makes the chain "unknown" with the reason, never a finding. This module describes;
+checks/chain.py reports, checks/owner.py and `support` use `DecoderCapture.collects`,
+so "collects" means one thing everywhere.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ _FEEDERS = ("append", "extend", "capture", "add", "insert")
 _DEPTH = 6
 
 Fn = ast.FunctionDef | ast.AsyncFunctionDef
+_Holder = tuple["ClassEntity", "ClassEntity", "SetterEffect"]  # the served class, the object a flag is on, the effect
 Path_ = tuple[str, ...]  # attributes from the served object: () is self, ("model",) is self.model
 
 
@@ -765,14 +773,24 @@ class CaptureChainAnalysis:
                            capture.place)], []
         return [], []
 
-    def _never_set(self, served: ClassEntity, dcls: ClassEntity, effect: SetterEffect, attr: str) -> bool:
-        """Every assignment of `attr` in the files of the served class, the decoder and the member
-        is the decoder's own `self.<attr> = False/None` (a text search: an assignment through
-        another object, setattr or a string naming it there keeps it undecided)."""
-        mro = self.resolver.mro(dcls)
+    def _members_lines(self, cls: ClassEntity) -> list[tuple[int, int]]:
+        """The lines of cls's capture members (what the walk judges: a member that does not
+        run for this class, an overridden one or another pack's, sets nothing)."""
+        body = self.resolver.info(cls)
+        starts = sorted(m.line for m in body.methods.values())
+        return [(m.line, next((x for x in starts if x > m.line), body.end_line + 1))
+                for name, m in body.methods.items() if name in _ENTRY_NAMES]
+
+    def _never_set(self, served: ClassEntity, holder: ClassEntity, effect: SetterEffect, attr: str) -> bool:
+        """Every assignment of `attr` in the bodies of the served class, the holder and the
+        functions the member ran (and their bases) is the holder's own `self.<attr> =
+        False/None` (a text search: an assignment through another object, setattr or a string
+        naming it there keeps it undecided)."""
+        mro = self.resolver.mro(holder)
         if any(attr in self.resolver.info(c).attrs or attr in self.resolver.info(c).methods for c in mro):
             return False
-        falsy = [v for c in mro for a in self.resolver.info(c).self_assigns.get(attr, ()) for v in a.values]
+        falsy = [v for c in mro for a in self.resolver.info(c).self_assigns.get(attr, ()) for v in a.values
+                 if not any(start <= a.line < end for start, end in self._members_lines(c))]
         if not falsy or not all(v.kind == "const" and v.name in ("None", "False", "0") for v in falsy):
             return False
         pattern = re.compile(rf"\.{re.escape(attr)}\s*(?::[^=\n]*)?=(?!=)|[\"']{re.escape(attr)}[\"']")
@@ -786,7 +804,9 @@ class CaptureChainAnalysis:
             except SourceError:
                 return False
             body = self.resolver.info(c)
-            text = "\n".join(lines[body.line - 1:body.end_line])
+            skipped = self._members_lines(c)
+            text = "\n".join(line for i, line in enumerate(lines[body.line - 1:body.end_line], body.line)
+                              if not any(a <= i < b for a, b in skipped))
             if attr in text:
                 found += len(pattern.findall(text))
         return found <= len(falsy)
@@ -811,12 +831,13 @@ class CaptureChainAnalysis:
         reading = _ServedForward(fn)
         capture = self.decoder(dcls)
         if capture.boxed and not reading.unpacks:
-            return self._boxed_fg(capture, reading, place, prefix, effect, where)
+            return self._boxed_fg(capture, reading, place, prefix, (served, classes[0], effect), where)
         if capture.boxed:
             return [], [f"{place} unpacks what the decoder returns inside an object; eaglelint does not follow that"]
         if not reading.unpacks:
             return [], [f"{place} unpacks no tuple eaglelint can see before its logits processor"]
-        truths = [self._served_truth(reading, u, prefix, effect) for u in reading.unpacks]
+        holder = (served, classes[0], effect)
+        truths = [self._tests_truth(u.tests, prefix, holder) for u in reading.unpacks]
         if all(t is False for t in truths):
             first = reading.unpacks[0]
             tested = ast.unparse(first.tests[-1]) if first.tests else "its test"
@@ -842,7 +863,7 @@ class CaptureChainAnalysis:
         return [], []
 
     def _boxed_fg(self, capture: DecoderCapture, reading: _ServedForward, place: Place, prefix: Path_,
-                  effect: SetterEffect, where: Place) -> tuple[list[Broken], list[str]]:
+                  holder: _Holder, where: Place) -> tuple[list[Broken], list[str]]:
         """Links f and g where the decoder returns an object (`output.aux_hidden_states`)."""
         if not capture.aux_fields:
             return [], [f"{capture.place} returns aux inside an object whose fields eaglelint cannot read"]
@@ -850,7 +871,7 @@ class CaptureChainAnalysis:
         names = ", ".join(sorted(capture.aux_fields))
         if not reads:
             return [], [f"{place} reads no field {names} of the decoder's output that eaglelint can see"]
-        truths = [self._tests_truth(tests, prefix, effect) for _, tests, _ in reads]
+        truths = [self._tests_truth(tests, prefix, holder) for _, tests, _ in reads]
         if all(t is False for t in truths):
             return [Broken("f", f"{place} reads the decoder's {names} only when {ast.unparse(reads[0][1][-1])}, "
                                 f"which {where} never makes true: the draft gets no aux states", where,
@@ -866,34 +887,23 @@ class CaptureChainAnalysis:
         return [Broken("g", f"{place} reads the decoder's {names} and calls self.{LOGITS} without it: the draft "
                             f"gets no aux states", where, Place(place.cls, reads[0][0].lineno, place.what))], []
 
-    def _tests_truth(self, tests: tuple[ast.AST, ...], prefix: Path_, effect: SetterEffect) -> bool | None:
+    def _tests_truth(self, tests: tuple[ast.AST, ...], prefix: Path_, holder: _Holder) -> bool | None:
+        """Whether the tests a statement of the served forward sits under hold once the member ran."""
         out: bool | None = True
         for test in tests:
-            truth = self._flag_truth(test, prefix, effect)
+            truth = self._flag_truth(test, prefix, holder)
             if truth is False:
                 return False
             if truth is None:
                 out = None
         return out
 
-    def _served_truth(self, reading: _ServedForward, unpack: _Unpack, prefix: Path_,
-                      effect: SetterEffect) -> bool | None:
-        """Whether the tests an unpack sits under hold once the member ran."""
-        out: bool | None = True
-        for test in unpack.tests:
-            truth = self._flag_truth(test, prefix, effect)
-            if truth is False:
-                return False
-            if truth is None:
-                out = None
-        return out
-
-    def _flag_truth(self, test: ast.AST, prefix: Path_, effect: SetterEffect) -> bool | None:
+    def _flag_truth(self, test: ast.AST, prefix: Path_, holder: _Holder) -> bool | None:
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            inner = self._flag_truth(test.operand, prefix, effect)
+            inner = self._flag_truth(test.operand, prefix, holder)
             return None if inner is None else not inner
         if isinstance(test, ast.BoolOp):
-            values = [self._flag_truth(v, prefix, effect) for v in test.values]
+            values = [self._flag_truth(v, prefix, holder) for v in test.values]
             if isinstance(test.op, ast.And):
                 return False if False in values else None if None in values else True
             return True if True in values else None if None in values else False
@@ -902,11 +912,12 @@ class CaptureChainAnalysis:
                                                                                                      "list"):
             return True  # the decoder returns its tuple (link e holds)
         if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
+            served, cls, effect = holder
             writes = [w for w in effect.writes if w.path == prefix and w.name == test.attr and not w.per_layer]
             if any(not w.empty for w in writes):
                 return True
-            if effect.unknown or writes:
-                return None
+            if effect.unknown or writes or not self._never_set(served, cls, effect, test.attr):
+                return None  # set where eaglelint cannot see (`self.use_aux = config.eagle`), or unknown
             return False
         return _normal_truth(test)
 
@@ -1549,11 +1560,6 @@ def _constructs(func: ast.AST) -> bool:
     """`list()`, `dict()`, `AuxHiddenStateList()`, `AuxHiddenStatePacker(n)`: a new collection, not a computation."""
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
     return name in ("list", "dict", "OrderedDict") or name[:1].isupper()
-
-
-def _looks_like_setter(name: str) -> bool:
-    """A helper of the served class itself worth following (a pre-filter; what it writes decides)."""
-    return "capture" in name or "layer" in name or name.startswith("_set")
 
 
 class _ForwardReader:

@@ -44,3 +44,16 @@ def test_a_property_that_may_give_a_function_is_unknown_not_broken():
     chain = CaptureChainAnalysis(resolver, OwnerAnalysis(resolver)).chain(
         ClassEntity(str(MODELS / "member_binding.py"), "PropertyGivesMethodForCausalLM"))
     assert chain is not None and (chain.holds, chain.broken) == (None, ())
+
+
+@pytest.mark.release
+def test_none_is_eagle3s_alone_a_dflash_member_that_refuses_none_holds():
+    """SGLang's DFlash and DSpark engines always pass a list (spec_aux_hidden_state.py), so
+    0.5.23's `LlamaForCausalLM.set_dflash_layers_to_capture`, which raises on None, holds."""
+    from fetch_sglang import models_dir
+
+    resolver = Resolver(Project())
+    chains = CaptureChainAnalysis(resolver, OwnerAnalysis(resolver))
+    llama = ClassEntity(str(models_dir("0.5.23") / "llama.py"), "LlamaForCausalLM")
+    assert chains.chain(llama, "set_dflash_layers_to_capture").broken == ()
+    assert chains.chain(llama).holds is True

@@ -570,7 +570,9 @@ class CaptureChainAnalysis:
             found, undecided = self._links_cde(served, dpath, dcls, effect, where)
             broken += found
             unknown += undecided
-            if not found and not undecided and not effect.unknown and not problems:
+            if hook == CAPTURE_HOOK and not found and not undecided and not effect.unknown and not problems:
+                # only EAGLE-3's engine passes None (no layers in the draft config); DFlash and
+                # DSpark always pass a list (spec_aux_hidden_state.py)
                 none_found, none_unknown = self._link_none(served, dpath, dcls, bound, hook, where)
                 broken += none_found
                 unknown += none_unknown

@@ -836,19 +836,20 @@ class CaptureChainAnalysis:
             return self._boxed_fg(capture, reading, place, prefix, (served, classes[0], effect), where)
         if capture.boxed:
             return [], [f"{place} unpacks what the decoder returns inside an object; eaglelint does not follow that"]
-        if not reading.unpacks:
-            return [], [f"{place} unpacks no tuple eaglelint can see before its logits processor"]
+        guarded = [u for u in reading.unpacks if u.tests]  # an unconditional one takes apart something else
+        if not guarded:
+            return [], [f"{place} unpacks no tuple under a test eaglelint can see before its logits processor"]
         holder = (served, classes[0], effect)
-        truths = [self._tests_truth(u.tests, prefix, holder) for u in reading.unpacks]
+        truths = [self._tests_truth(u.tests, prefix, holder) for u in guarded]
         if all(t is False for t in truths):
-            first = reading.unpacks[0]
+            first = guarded[0]
             tested = ast.unparse(first.tests[-1]) if first.tests else "its test"
             return [Broken("f", f"{place} unpacks the decoder's tuple only when {tested}, which {where} never "
                                 f"makes true: the logits processor gets a tuple", where,
                            Place(defined, first.line, place.what))], []
         if None in truths:
             return [], [f"{place} unpacks the decoder's tuple under a test eaglelint cannot decide"]
-        running = [u for u, t in zip(reading.unpacks, truths, strict=True) if t]
+        running = [u for u, t in zip(guarded, truths, strict=True) if t]
         twice = reading.unpacked_twice(running)
         if twice is not None:
             return [Broken("g", f"{place} unpacks {twice.source} a second time (line {twice.line}), after it "
@@ -1231,6 +1232,9 @@ class _Walk:
         """An attribute or item assignment: a write the chain reads, or what ends its certainty."""
         place = Place(self.defined, line, self.place.what)
         empty = value is not None and not augmented and self.is_empty(self.value(value))
+        if empty and self.none and self.is_none(self.value(value)) and self.tracked(target):
+            # None may be the decoder's "default layers": what it makes of None is not read
+            self.unknown(line, f"writes None to {ast.unparse(target)}")
         if isinstance(target, ast.Subscript):
             path = _self_path(target.value, self.env)
             if path:
@@ -1613,7 +1617,7 @@ class _ForwardReader:
                     if len(self.attrs) + len(self.flags) > before:
                         self.test_line = self.test_line or getattr(test, "lineno", 0)
                         break
-            self.placements = {self._placement(fn, feed) for feed, _ in self._feeds(fn)}
+            self.placements = {self._placement(feed, tests) for feed, tests in self._feeds(fn)}
         for n in self.nodes:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
                     and n.func.value.id == "self" and n.func.attr != "forward":
@@ -1672,14 +1676,25 @@ class _ForwardReader:
         visit(fn, [])
         return out
 
-    def _placement(self, fn: ast.AST, feed: ast.AST) -> str:
-        """"before" or "after" the layer call of the loop the feed sits in; "" where not plain."""
+    def _placement(self, feed: ast.AST, tests: list[ast.AST]) -> str:
+        """"before" or "after" the layer call of the loop the feed sits in, where the feed's test
+        asks about this iteration's layer (`i in self.layers_to_capture` with i the loop's index,
+        or a flag of the loop's layer); "" where not that plain."""
         line = getattr(feed, "lineno", 0)
         loops = [n for n in self.nodes if isinstance(n, (ast.For, ast.AsyncFor)) and n.lineno <= line
                  <= (n.end_lineno or 0)]
-        if not loops:
+        if not loops or not tests:
             return ""
         loop = max(loops, key=lambda n: n.lineno)
+        target = loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
+        names = {t.id for t in target if isinstance(t, ast.Name)}
+        test = tests[-1]
+        asks = (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id in names
+                and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)) or (
+            isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "getattr"
+            and bool(test.args) and isinstance(test.args[0], ast.Name) and test.args[0].id in names | self.layer_locals)
+        if not asks:
+            return ""
         calls = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Call) and self._calls_layer(n)]
         if len(calls) != 1 or calls[0].lineno <= line <= (calls[0].end_lineno or 0):
             return ""  # no layer call, several, or the list handed to the layer itself
@@ -1928,7 +1943,8 @@ class _ServedForward:
     def unpacked_twice(self, running: list[_Unpack]) -> _Unpack | None:
         """A second unpack of a name the first unpack bound again, with no assignment between."""
         for a, b in zip(running, running[1:], strict=False):
-            if a.rebinds and b.source == a.source and all(
+            if a.rebinds and (b.source, b.aux) == (a.source, a.aux) \
+                    and [ast.dump(t) for t in a.tests] == [ast.dump(t) for t in b.tests] and all(
                     _keeps_tensor(n, a.source) for n in ast.walk(self.fn)
                     if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and a.line < n.lineno < b.line
                     and any(isinstance(t, ast.Name) and t.id == a.source for t in _targets(n))):
@@ -1946,10 +1962,9 @@ class _ServedForward:
                  and n.func.attr == LOGITS]
         if any(any(isinstance(m, ast.Name) and m.id in names for m in ast.walk(c)) for c in calls):
             return True
-        others = [n for n in ast.walk(self.fn) if isinstance(n, ast.Call) and n not in calls
-                  and any(isinstance(m, ast.Name) and m.id in names for a in [*n.args, *(k.value for k in n.keywords)]
-                          for m in ast.walk(a))]
-        return None if others else False
+        read = [n for n in ast.walk(self.fn)
+                if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
+        return None if read else False  # read anywhere else: it may reach the logits another way
 
 
 def _expression_tests(stmt: ast.AST, node: ast.AST) -> list[ast.AST]:

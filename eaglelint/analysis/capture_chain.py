@@ -1608,7 +1608,8 @@ class _ForwardReader:
                                                 for m in ast.walk(n))}
         self.test_line = 0
         if self.aux:  # nothing made fresh and fed: no capture test to read
-            for _, tests in self._feeds(fn):
+            feeds = self._feeds(fn)
+            for _, tests in feeds:
                 # the innermost test that reads a capture list or flag decides (one further in may
                 # pick how to gather the state, one further out the rank or the batch)
                 for test in reversed(tests):
@@ -1617,7 +1618,7 @@ class _ForwardReader:
                     if len(self.attrs) + len(self.flags) > before:
                         self.test_line = self.test_line or getattr(test, "lineno", 0)
                         break
-            self.placements = {self._placement(feed, tests) for feed, tests in self._feeds(fn)}
+            self.placements = {self._placement(feed, tests) for feed, tests in feeds}
         for n in self.nodes:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
                     and n.func.value.id == "self" and n.func.attr != "forward":
@@ -1895,6 +1896,7 @@ class _ServedForward:
 
     def __init__(self, fn: Fn):
         self.fn = fn
+        self.nodes = nodes_of(fn)
         self.unpacks: list[_Unpack] = []
         self._visit(fn.body, ())
 
@@ -1937,7 +1939,7 @@ class _ServedForward:
         return out
 
     def in_logits(self, node: ast.AST) -> bool:
-        return any(node is m for c in ast.walk(self.fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+        return any(node is m for c in self.nodes if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
                    and c.func.attr == LOGITS for m in ast.walk(c))
 
     def unpacked_twice(self, running: list[_Unpack]) -> _Unpack | None:
@@ -1945,7 +1947,7 @@ class _ServedForward:
         for a, b in zip(running, running[1:], strict=False):
             if a.rebinds and (b.source, b.aux) == (a.source, a.aux) \
                     and [ast.dump(t) for t in a.tests] == [ast.dump(t) for t in b.tests] and all(
-                    _keeps_tensor(n, a.source) for n in ast.walk(self.fn)
+                    _keeps_tensor(n, a.source) for n in self.nodes
                     if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and a.line < n.lineno < b.line
                     and any(isinstance(t, ast.Name) and t.id == a.source for t in _targets(n))):
                 return b
@@ -1955,15 +1957,14 @@ class _ServedForward:
         """Whether the logits processor's calls get `aux` (or a local made from it); None where
         aux goes into a call eaglelint does not follow first."""
         names = {aux}
-        for n in ast.walk(self.fn):
+        for n in self.nodes:
             if isinstance(n, ast.Assign) and any(isinstance(m, ast.Name) and m.id in names for m in ast.walk(n.value)):
                 names |= {t.id for t in n.targets if isinstance(t, ast.Name)}
-        calls = [n for n in ast.walk(self.fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+        calls = [n for n in self.nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                  and n.func.attr == LOGITS]
         if any(any(isinstance(m, ast.Name) and m.id in names for m in ast.walk(c)) for c in calls):
             return True
-        read = [n for n in ast.walk(self.fn)
-                if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
+        read = [n for n in self.nodes if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
         return None if read else False  # read anywhere else: it may reach the logits another way
 
 

@@ -1,5 +1,5 @@
-"""The normal-path evaluator for the capture chains: its truth table, the reachability
-of returns, and the engine tables read from rules/."""
+"""The normal-path evaluator both capture chains share: its truth table, the reachability
+of returns, the engine tables read from rules/, and that the chains keep no copy of it."""
 
 import ast
 import re
@@ -11,6 +11,7 @@ from conftest import REPO
 from eaglelint.packs import TRUTH_KINDS, EngineTruth, RulesError, load_normal_truths, load_toml, rules_dir
 
 ANALYSIS = REPO / "eaglelint" / "analysis"
+CHAINS = ("capture_chain.py", "vllm_chain.py")
 # engine truths made up for the table below, so it tests the evaluator and not the data
 TRUTHS = (EngineTruth("call_attr", "is_quiet", False), EngineTruth("attr", "on_top", True),
           EngineTruth("isinstance_class_contains", "Relay", False))
@@ -188,6 +189,24 @@ def test_a_malformed_table_is_a_rules_error(tmp_path, monkeypatch, entry):
 def test_an_unknown_engine_is_a_rules_error():
     with pytest.raises(RulesError):
         load_normal_truths("tgi")
+
+
+def chain_tree(name: str) -> ast.Module:
+    return ast.parse((ANALYSIS / name).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", CHAINS)
+def test_no_chain_keeps_its_own_normal_path(name):
+    """The twins the chains had (`_normal_truth`, `_normal`, `_reachable`, `_normal_values`)
+    are gone, and the engine's truths are named in no comparison there: they are data."""
+    tree = chain_tree(name)
+    defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    assert not {d for d in defined if re.search(r"normal_(truth|values)$|^_normal$|reachab", d)}
+    named = {t.name for engine in ("sglang", "vllm") for t in load_normal_truths(engine)}
+    compared = {c.value for n in ast.walk(tree) if isinstance(n, ast.Compare)
+                for c in ast.walk(n) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+    assert not {c for c in compared for name_ in named if name_ in c}
+    assert any(isinstance(n, ast.ImportFrom) and n.module == "normal_path" for n in ast.walk(tree))
 
 
 def test_the_evaluator_knows_no_engine():

@@ -15,6 +15,9 @@ from typing import Any
 CALLED_ON = ("target", "draft")
 KINDS = ("method", "property", "attribute")
 ENGINES = ("sglang", "vllm")
+# what an entry of rules/normal_path.toml tests: `x.name` ("attr"), `x.name(...)`
+# ("call_attr"), `isinstance(x, C)` where a class named in C contains name
+TRUTH_KINDS = ("attr", "call_attr", "isinstance_class_contains")
 
 
 class RulesError(Exception):
@@ -45,6 +48,16 @@ class Interface:
     methods: tuple[InterfaceMethod, ...]  # every member, whatever its kind
     engine: str = "sglang"
     marker: str = ""  # vllm: the protocol class a wrapper must list in its bases
+
+
+@dataclass(frozen=True)
+class EngineTruth:
+    """A test whose value the engine fixes on the normal path (rules/normal_path.toml)."""
+
+    kind: str  # one of TRUTH_KINDS
+    name: str
+    value: bool
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -118,6 +131,27 @@ def _interface(path: Path, data: dict) -> Interface:
         if m.kind not in KINDS:
             raise RulesError(f"{path}: {m.name}: kind must be one of {KINDS}")
     return iface
+
+
+@cache
+def load_normal_truths(engine: str) -> tuple[EngineTruth, ...]:
+    """The engine's table from rules/normal_path.toml: what holds where a forward makes logits."""
+    path = rules_dir() / "normal_path.toml"
+    data = load_toml(path)
+    if engine not in ENGINES or set(data) - set(ENGINES):
+        raise RulesError(f"{path}: tables must be among {ENGINES}")
+    out = []
+    for entry in data.get(engine, []):
+        try:
+            truth = EngineTruth(entry["kind"], entry["name"], entry["value"], entry.get("why", "").strip())
+        except (KeyError, TypeError) as exc:
+            raise RulesError(f"{path}: [[{engine}]]: missing or bad key {exc}") from None
+        if truth.kind not in TRUTH_KINDS or not isinstance(truth.value, bool) \
+                or not isinstance(truth.name, str) or not truth.name:
+            raise RulesError(f"{path}: [[{engine}]] {truth.name!r}: kind must be one of {TRUTH_KINDS}, "
+                             f"name a non-empty string, value true or false")
+        out.append(truth)
+    return tuple(out)
 
 
 def select_interfaces(names: list[str] | None) -> list[Interface]:

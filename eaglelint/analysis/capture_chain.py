@@ -41,7 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from ..packs import load_normal_truths
 from .choices import held_classes, read_off_classes
+from .normal_path import NormalPath
 from .refs import Ref
 from .resolve import ClassEntity, FunctionEntity, Member, Resolver
 from .scope import nodes_of
@@ -200,38 +202,6 @@ def _is_super_call(call: ast.Call, name: str) -> bool:
     func = call.func
     return isinstance(func, ast.Attribute) and func.attr == name and isinstance(func.value, ast.Call) \
         and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
-
-
-def _normal_truth(test: ast.AST, aux: set[str] = frozenset()) -> bool | None:  # type: ignore[assignment]
-    """A condition's value on the path that makes logits with capture on: not idle, the
-    last pipeline rank, the aux list non-empty; None where it depends on the batch."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _normal_truth(test.operand, aux)
-        return None if inner is None else not inner
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "is_idle":
-        return False
-    if isinstance(test, ast.Attribute) and test.attr == "is_last_rank":
-        return True
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
-            and len(test.args) == 2 \
-            and any(isinstance(n, ast.Name) and "PPProxy" in n.id for n in ast.walk(test.args[1])):
-        return False
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Call) \
-            and isinstance(test.left.func, ast.Name) and test.left.func.id == "len" and test.left.args \
-            and isinstance(test.left.args[0], ast.Name) and test.left.args[0].id in aux \
-            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0:
-        if isinstance(test.ops[0], ast.Eq):
-            return False
-        if isinstance(test.ops[0], (ast.NotEq, ast.Gt)):
-            return True
-    if isinstance(test, ast.Name) and test.id in aux:
-        return True
-    if isinstance(test, ast.BoolOp):
-        values = [_normal_truth(v, aux) for v in test.values]
-        if isinstance(test.op, ast.And):
-            return False if False in values else None if None in values else True
-        return True if True in values else None if None in values else False
-    return None
 
 
 class Methods(Protocol):
@@ -922,7 +892,7 @@ class CaptureChainAnalysis:
             if effect.unknown or writes or not self._never_set(served, cls, effect, test.attr):
                 return None  # set where eaglelint cannot see (`self.use_aux = config.eagle`), or unknown
             return False
-        return _normal_truth(test)
+        return NormalPath(load_normal_truths("sglang")).truth(test)
 
     def _logits_forward(self, served: ClassEntity) -> tuple[ClassEntity, Fn] | None:
         """The forward in served's MRO that calls self.logits_processor (through super().forward)."""
@@ -1134,9 +1104,7 @@ class _Walk:
                     has = {self.chain.resolver.find_member(c, _const(test.args[1]) or "") is not None
                            for c in classes}
                     return has.pop() if len(has) == 1 else None
-        if isinstance(test, ast.Attribute) and test.attr == "is_last_rank":
-            return True
-        return None
+        return NormalPath(load_normal_truths("sglang")).truth(test)
 
     # -- loops and names ---------------------------------------------------
     def bind_loop(self, target: ast.AST, it: ast.AST) -> None:
@@ -1763,14 +1731,12 @@ class _ForwardReader:
         """Whether a return reached on the normal path hands back the aux list: in a tuple
         (`(h, aux)`, a local bound to one), or inside an object it builds (`Output(h, aux)`);
         None where aux goes back in a shape eaglelint does not read."""
-        found: list[tuple[ast.Return, list[ast.AST]]] = []
-        self._reachable(getattr(fn, "body", []), found, [])
         out: bool | None = False
-        for ret, tests in found:
-            for value, more in self._values(ret.value, []):
+        for reached in self._normal_path().returns(getattr(fn, "body", [])):
+            for value, more in self._values(reached.ret.value):
                 kind = self._aux_in(value)
                 if kind is not None:
-                    self._gate(tests + more)
+                    self._gate([*reached.tests, *more])
                 if kind == "tuple":
                     out = True
                 elif kind == "boxed":
@@ -1826,18 +1792,20 @@ class _ForwardReader:
             return self._is_aux(node.args[0])
         return isinstance(node, ast.Name) and node.id in self.aux
 
-    def _values(self, value: ast.AST | None, tests: list[ast.AST]) -> list[tuple[ast.AST | None, list[ast.AST]]]:
+    def _normal_path(self) -> NormalPath:
+        return NormalPath(load_normal_truths("sglang"), nonempty=self.aux)
+
+    def _values(self, value: ast.expr | None) -> list[tuple[ast.AST | None, tuple[ast.expr, ...]]]:
         """What a returned expression may be on the normal path (`(h, aux) if aux else h`, a
         local bound to a tuple), each with the undecided tests it sits under."""
-        if isinstance(value, ast.IfExp):
-            truth = _normal_truth(value.test, self.aux)
-            inner = [*tests, value.test] if truth is None else tests
-            body, orelse = self._values(value.body, inner), self._values(value.orelse, inner)
-            return body if truth is True else orelse if truth is False else body + orelse
-        if isinstance(value, ast.Name) and value.id not in self.aux and self.assigned.get(value.id) \
-                and all(isinstance(v, ast.Tuple) for v in self.assigned[value.id]):
-            return [(v, tests) for v in self.assigned[value.id]]
-        return [(value, tests)]
+        out: list[tuple[ast.AST | None, tuple[ast.expr, ...]]] = []
+        for v, tests in self._normal_path().values(value):
+            if isinstance(v, ast.Name) and v.id not in self.aux and self.assigned.get(v.id) \
+                    and all(isinstance(a, ast.Tuple) for a in self.assigned[v.id]):
+                out += [(a, tests) for a in self.assigned[v.id]]
+            else:
+                out.append((v, tests))
+        return out
 
     def _passed(self, value: ast.AST | None) -> list[tuple[str, str]]:
         """The forward or helper whose result `value` is, returned as it came."""
@@ -1852,34 +1820,6 @@ class _ForwardReader:
                         and call.func.attr != "forward":
                     out.append(("self", call.func.attr))
         return out
-
-    def _reachable(self, stmts: list[ast.stmt], found: list[tuple[ast.Return, list[ast.AST]]],
-                   tests: list[ast.AST]) -> bool:
-        for s in stmts:
-            if isinstance(s, ast.Return):
-                found.append((s, tests))
-                return False
-            if isinstance(s, ast.Raise):
-                return False
-            if isinstance(s, ast.If):
-                truth = _normal_truth(s.test, self.aux)
-                if truth is True:
-                    if not self._reachable(s.body, found, tests):
-                        return False
-                elif truth is False:
-                    if not self._reachable(s.orelse, found, tests):
-                        return False
-                else:
-                    a = self._reachable(s.body, found, [*tests, s.test])
-                    b = self._reachable(s.orelse, found, [*tests, s.test])
-                    if not (a or b):
-                        return False
-            elif isinstance(s, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
-                if not self._reachable(s.body, found, tests) and isinstance(s, (ast.With, ast.AsyncWith)):
-                    return False
-            elif isinstance(s, ast.Try) and not self._reachable(s.body + s.orelse, found, tests):
-                return False
-        return True
 
 
 @dataclass(frozen=True)

@@ -35,13 +35,14 @@ What cannot be followed is "unknown" with the reason, never a break.
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..packs import load_normal_truths
 from .capture_chain import Broken, Chain, Methods, Place, Write
 from .choices import held_classes
 from .class_body import class_node
+from .normal_path import NormalPath
 from .resolve import ClassEntity, Resolver
 from .sources import SourceError
 
@@ -769,10 +770,9 @@ class _DecoderReader:
                     changed = True
 
     def _returns(self) -> bool | None:
-        found: list[ast.Return] = []
-        _reachable(self.fn.body, found, self.aux)
+        normal = NormalPath(load_normal_truths("vllm"), nonempty=self.aux)
         out = False
-        for value in (v for ret in found for v in _normal_values(ret.value, self.aux)):
+        for value, _ in (v for r in normal.returns(self.fn.body) for v in normal.values(r.ret.value)):
             if isinstance(value, ast.Tuple) and any(isinstance(e, ast.Name) and e.id in self.aux for e in value.elts):
                 out = True
                 self.aux_positions |= {i for i, e in enumerate(value.elts) if isinstance(e, ast.Name)
@@ -782,66 +782,6 @@ class _DecoderReader:
                 mro = self.chain.resolver.mro(self.cls)
                 self.via_super = mro.index(self.defined) + 1 if self.defined in mro else None
         return out
-
-
-def _normal(test: ast.AST, aux: set[str], tuples: Collection[str] = ()) -> bool | None:
-    """A condition's value on the path that returns logits with capture on: the last
-    pipeline rank, the aux list not empty, what the decoder returns a tuple (`tuples`:
-    the names that hold it); None where it depends on the batch."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _normal(test.operand, aux, tuples)
-        return None if inner is None else not inner
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        values = [_normal(v, aux, tuples) for v in test.values]
-        return False if False in values else None if None in values else True
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
-            and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id in tuples:
-        return ast.unparse(test.args[1]) == "tuple"
-    if isinstance(test, ast.Compare) and isinstance(test.left, ast.Call) and isinstance(test.left.func, ast.Name) \
-            and test.left.func.id == "len" and test.left.args and isinstance(test.left.args[0], ast.Name) \
-            and test.left.args[0].id in tuples:
-        return True if isinstance(test.ops[0], ast.Eq) and ast.unparse(test.comparators[0]) == "2" else None
-    if isinstance(test, ast.Attribute) and test.attr == "is_last_rank":
-        return True
-    if isinstance(test, ast.Name) and test.id in aux:
-        return True
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Call) \
-            and isinstance(test.left.func, ast.Name) and test.left.func.id == "len" and test.left.args \
-            and isinstance(test.left.args[0], ast.Name) and test.left.args[0].id in aux \
-            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0:
-        if isinstance(test.ops[0], ast.Eq):
-            return False
-        if isinstance(test.ops[0], (ast.NotEq, ast.Gt)):
-            return True
-    return None
-
-
-def _reachable(stmts: list[ast.stmt], found: list[ast.Return], aux: set[str],
-               tuples: Collection[str] = ()) -> bool:
-    """Collects the returns reachable on the normal path; False once the block always leaves."""
-    for s in stmts:
-        if isinstance(s, ast.Return):
-            found.append(s)
-            return False
-        if isinstance(s, ast.Raise):
-            return False
-        if isinstance(s, ast.If):
-            truth = _normal(s.test, aux, tuples)
-            if truth is None:
-                a = _reachable(s.body, found, aux, tuples)
-                b = _reachable(s.orelse, found, aux, tuples)
-                if not (a or b):
-                    return False
-            elif not _reachable(s.body if truth else s.orelse, found, aux, tuples):
-                return False
-        elif isinstance(s, (ast.With, ast.AsyncWith)):
-            if not _reachable(s.body, found, aux, tuples):
-                return False
-        elif isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
-            _reachable(s.body, found, aux, tuples)
-        elif isinstance(s, ast.Try) and not _reachable(s.body + s.orelse, found, aux, tuples):
-            return False
-    return True
 
 
 class _ForwardReturns:
@@ -878,9 +818,9 @@ class _ForwardReturns:
         for name in other:  # a name also assigned something else: not followed
             self.carriers.pop(name, None)
             self.first.pop(name, None)
-        found: list[ast.Return] = []
-        _reachable(fn.body, found, set(self.rest), set(self.carriers))
-        self.verdicts: list[tuple[str, ObjPath]] = [self._of(v) for ret in found for v in _branches(ret.value)]
+        normal = NormalPath(load_normal_truths("vllm"), nonempty=self.rest, pairs=self.carriers)
+        self.verdicts: list[tuple[str, ObjPath]] = [self._of(v) for r in normal.returns(fn.body)
+                                                    for v in _branches(r.ret.value)]
 
     def _made(self, node: ast.AST) -> tuple[str, ObjPath] | None:
         if isinstance(node, ast.Name) and node.id in self.carriers:
@@ -920,15 +860,6 @@ class _ForwardReturns:
         if isinstance(value, ast.Subscript) and self._made(value.value) is not None:
             return ("drops", ())
         return ("other", ())
-
-
-def _normal_values(value: ast.AST | None, aux: set[str]) -> list[ast.AST | None]:
-    """What a returned expression is on the normal path (`(h, aux) if aux else h`: the tuple)."""
-    if isinstance(value, ast.IfExp):
-        truth = _normal(value.test, aux)
-        body, orelse = _normal_values(value.body, aux), _normal_values(value.orelse, aux)
-        return body if truth is True else orelse if truth is False else body + orelse
-    return [value]
 
 
 def _branches(value: ast.AST | None) -> list[ast.AST | None]:

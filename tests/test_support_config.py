@@ -99,3 +99,4 @@ def test_unreadable_config_is_one_line_exit_2(tmp_path, text):
     done = eaglelint("support", "--config", tmp_path, tmp_path)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert str(path) in done.stderr and "internal error" not in done.stderr

@@ -182,6 +182,7 @@ READS_ALLOWED: dict[str, set[str]] = {
     "eaglelint.config": {"read_text"},  # .eaglelint.toml / pyproject.toml
     "eaglelint.packs": {"read_text"},  # rules/*.toml shipped with eaglelint
     "eaglelint.pipeline.baseline": {"read_text"},  # the baseline JSON
+    "eaglelint.cli.support": {"read_text"},  # a checkpoint's config.json (support --config), not a scanned source
     "eaglelint.output.formats": {"open"},  # --output-file, written
     "eaglelint.pylint_plugin": {"open"},  # pylint's checker hook `self.open()`, no file
     # without a project (the pylint plugin, a library caller), these read for themselves

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..config import split_flag
-from ..findings import display_path
+from ..config import ConfigError, split_flag
+from ..findings import Finding, display_path
 from ..output.report import on_terminal
 from ..packs import RulesError, select_interfaces
 from .options import target_paths
 
 if TYPE_CHECKING:
+    from ..pipeline.checkpoint import Verdict
     from ..pipeline.support import Row
 
 COLORS = ("green", "yellow", "cyan", "red", "dim", "blue", "dim")  # one per support.STATUSES entry, in order
@@ -66,14 +67,81 @@ def write_table(rows: list[Row]) -> None:
     console.print(", ".join(f"{n} {s}" for s, n in counts.items() if n))
 
 
+# the exit code of several verdicts (one per pack): the worst, as each status's code says
+EXIT_ORDER = (0, 3, 4, 1)
+CONFIG_FILE = "config.json"
+
+
+def read_checkpoint_config(path: Path) -> dict:
+    """The checkpoint's config as a dict; a one-line ConfigError where it cannot be read."""
+    file = path / CONFIG_FILE if path.is_dir() else path
+    try:
+        config = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {file}: {getattr(exc, 'strerror', None) or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{file} is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(config, dict):
+        raise ConfigError(f"{file} holds a JSON {type(config).__name__}, not an object")
+    return config
+
+
+def _finding_json(f: Finding) -> dict:
+    return {"code": f.code, "path": display_path(f.path), "line": f.line, "class": f.class_name,
+            "message": f.message, "fixable": f.fixable}
+
+
+def verdicts_json(verdicts: list[Verdict], checkpoint: Path | None) -> list[dict]:
+    out = []
+    for v in verdicts:
+        pick = v.pick
+        out.append({
+            "config": str(checkpoint) if checkpoint is not None else None, "architecture": v.architecture,
+            "pack": v.pack, "verdict": v.status, "reason": v.reason,
+            "class": v.served.entry if v.served else None,
+            "path": display_path(v.served.path) if v.served else None,
+            "class_status": v.served.status if v.served else None,
+            "held": None if pick is None else {
+                "attribute": pick.attr, "key": pick.key, "value": pick.value,
+                "class": pick.cls.qualname if pick.cls else None,
+                "status": v.held.status if v.held else None,
+                "decided_at": f"{display_path(pick.path)}:{pick.line}"},
+            "codes": list(dict.fromkeys(f.code for f in v.findings)),
+            "findings": [_finding_json(f) for f in v.findings],
+        })
+    return out
+
+
+def write_verdicts(verdicts: list[Verdict], checkpoint: Path | None) -> None:
+    """Plain lines: the served class, what it holds for this checkpoint, then per pack the
+    verdict, why, and the findings it rests on."""
+    first = verdicts[0] if verdicts else None
+    if first is not None and first.served is not None:
+        click.echo(f"{first.architecture}: served as {first.served.entry} ({display_path(first.served.path)})")
+    elif first is not None and first.architecture:
+        click.echo(f"{first.architecture}: registered by no module")
+    for v in verdicts:
+        click.echo(f"{v.pack}: {v.status}")
+        click.echo(f"  why: {v.reason}")
+        for f in v.findings:
+            click.echo(f"  {f.code} {display_path(f.path)}:{f.line}: {f.message}")
+
+
 @click.command("support")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--interface", multiple=True, metavar="PACK[,PACK]",
               help="Packs to judge (default: the default packs, EAGLE-3; `all` for every SGLang pack).")
 @click.option("--output-format", type=click.Choice(["table", "markdown", "tsv", "json"]), default=None,
               help="table: a rich table (the default on a terminal); markdown: one row per line, nothing cut "
-                   "(the default into a file or pipe); tsv: tab-separated with a header line; json: for tools.")
-def support_cmd(paths, interface, output_format):
+                   "(the default into a file or pipe); tsv: tab-separated with a header line; json: for tools. "
+                   "With --config: json, or text for any other.")
+@click.option("--config", "checkpoint", type=click.Path(path_type=Path), metavar="PATH",
+              help="A checkpoint's config.json (or its folder): one verdict for that checkpoint, resolved as "
+                   "SGLang resolves it. Exit 0 supported, 3 supported after `eaglelint fix --write`, "
+                   "1 not supported, 4 unknown, 2 a config that cannot be read.")
+@click.option("--arch", metavar="NAME", help="The architecture to judge (as the config's architectures[0]); "
+              "with --config, overrides it.")
+def support_cmd(paths, interface, output_format, checkpoint, arch):
     """For every registered model class (each EntryClass entry) and pack: supported,
     fixable gap (delegation), implementable (owner), not supported, or unknown (why).
 
@@ -82,6 +150,7 @@ def support_cmd(paths, interface, output_format):
       eaglelint support python/sglang/srt/models
       eaglelint support --interface eagle3,dflash > SUPPORT.md     # Markdown
       eaglelint support --output-format tsv | cut -f2,4
+      eaglelint support --config ./my-checkpoint python/sglang/srt/models   # one checkpoint
     """
     try:
         packs = [p for p in select_interfaces(list(split_flag(interface) or ()) or None) if p.engine == "sglang"]
@@ -93,6 +162,18 @@ def support_cmd(paths, interface, output_format):
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise click.UsageError(f"no such file or folder: {', '.join(missing)}")
+
+    if checkpoint is not None or arch is not None:
+        config = read_checkpoint_config(checkpoint) if checkpoint is not None else {}
+        from ..pipeline.checkpoint import EXIT_CODES, checkpoint_verdicts
+
+        verdicts = checkpoint_verdicts(list(paths), packs, config, arch)
+        if output_format == "json":
+            json.dump(verdicts_json(verdicts, checkpoint), sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            write_verdicts(verdicts, checkpoint)
+        sys.exit(max((EXIT_CODES[v.status] for v in verdicts), key=EXIT_ORDER.index))
 
     from ..pipeline.support import support_matrix  # the whole analysis: loaded by the command that runs it
 

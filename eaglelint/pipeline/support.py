@@ -76,7 +76,7 @@ def judged(paths: list[Path], packs: list[Interface],
 
 def _rows(files: list[Path], packs: list[Interface], project: Project, findings: list[Finding]) -> list[Row]:
     resolver = Resolver(project)
-    judge = _Judge(resolver, OwnerAnalysis(resolver), findings)
+    judge = Judge(resolver, OwnerAnalysis(resolver), findings)
     rows: list[Row] = []
     seen: set[ClassEntity] = set()
     for path in files:
@@ -98,14 +98,14 @@ def _codes(findings: list[Finding]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f.code for f in findings))
 
 
-def _targets(pack: Interface) -> list[InterfaceMethod]:
+def target_members(pack: Interface) -> list[InterfaceMethod]:
     """What the engine needs on a target model: the required target members (all target
     members where the pack requires none)."""
     targets = [m for m in pack.methods if m.called_on == "target"]
     return [m for m in targets if m.required] or targets
 
 
-class _Judge:
+class Judge:
     def __init__(self, resolver: Resolver, analysis: OwnerAnalysis, findings: list[Finding]):
         self.resolver, self.analysis = resolver, analysis
         self.chains: CaptureChainAnalysis = analysis.chains
@@ -126,7 +126,7 @@ class _Judge:
         if is_draft(entry):
             return DRAFT, "SGLang loads it only as the draft model; target-side support does not apply", ()
         names = load_codes()
-        members = [m.name for m in _targets(pack)]
+        members = [m.name for m in target_members(pack)]
         # a finding about a member this pack needs is this pack's too, whichever selected pack
         # the check named it after (eagle and eagle3 both have get_embed_and_head)
         found = [f for f in self.by_class.get((entry.path, entry.qualname), [])

@@ -825,14 +825,14 @@ class CaptureChainAnalysis:
             return [Broken("g", f"{place} unpacks {twice.source} a second time (line {twice.line}), after it "
                                 f"was unpacked: the second unpack takes the hidden-state tensor apart", where,
                            Place(defined, twice.line, place.what), fails=True)], []
-        last = running[-1]
-        passed = reading.reaches_logits(last.aux)
+        first = running[0]  # the decoder's tuple; a later unpack takes apart one of its items
+        passed = reading.reaches_logits(first.aux)
         if passed is False:
-            return [Broken("g", f"{place} unpacks the aux hidden states into {last.aux} (line {last.line}) and "
+            return [Broken("g", f"{place} unpacks the aux hidden states into {first.aux} (line {first.line}) and "
                                 f"calls self.{LOGITS} without them: the draft gets no aux states", where,
-                           Place(defined, last.line, place.what))], []
+                           Place(defined, first.line, place.what))], []
         if passed is None:
-            return [], [f"{place} hands {last.aux} to what eaglelint does not follow before its logits processor"]
+            return [], [f"{place} hands {first.aux} to what eaglelint does not follow before its logits processor"]
         return [], []
 
     def _boxed_fg(self, capture: DecoderCapture, reading: _ServedForward, place: Place, prefix: Path_,

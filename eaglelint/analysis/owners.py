@@ -16,6 +16,7 @@ edits, `support` into the support matrix, so all three agree.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass, replace
 
@@ -32,6 +33,17 @@ OWNER_MEMBERS = (CAPTURE_HOOK, "get_embed_and_head")  # what an owner writes its
 # Attributes that hold an owner's decoder. A later discovery by what a class holds
 # (not by the attribute's name) can widen this without touching the rest.
 DECODER_ATTRS = ("model",)
+# the engine's argument asking a forward for embeddings (model_runner passes it False to generate)
+EMBEDDING_ARG = "get_embedding"
+
+
+def _is_pooled(call: ast.Call) -> bool:
+    """`EmbeddingPoolerOutput(...)` or `self.pooler(...)`: SGLang's pooled (embedding) result."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name.endswith("PoolerOutput") or name == "pooler"
+
+
 # what DSpark's setters write (`dspark_layers_to_capture`): a decoder reading only these has no EAGLE-3 path
 OTHER_CAPTURES = ("dspark_",)
 # a class whose text has no `self.model` cannot assign it: a lazy summary leaves it unparsed
@@ -261,6 +273,28 @@ class OwnerAnalysis:
             if self.resolver.defines(c, "forward"):
                 node = self.method_node(c, "forward")
                 return (c, node) if node is not None else None
+        return None
+
+    def serves_embeddings(self, cls: ClassEntity) -> str | None:
+        """Why the forward that runs for cls cannot generate, or None: it asserts the engine's
+        `get_embedding` argument (a generation batch passes False), or it returns a pooler's
+        output (`EmbeddingPoolerOutput(...)`, `self.pooler(...)` where `__init__` builds a
+        `Pooler(...)`) on a path without a logits processor call."""
+        found = self.forward(cls)
+        if found is None:
+            return None
+        owner, fn = found
+        params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+        where = f"{owner.qualname}.forward ({os.path.basename(owner.path)}:{fn.lineno})"
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assert) and isinstance(node.test, ast.Name) and node.test.id in params \
+                    and node.test.id == EMBEDDING_ARG:
+                return f"{where} asserts {EMBEDDING_ARG}: it serves embeddings only"
+        if self.computes_logits(cls):
+            return None
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and _is_pooled(node.value):
+                return f"{where} returns a pooler's output"
         return None
 
     def computes_logits(self, cls: ClassEntity) -> bool:

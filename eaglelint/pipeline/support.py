@@ -131,6 +131,9 @@ class Judge:
         # the check named it after (eagle and eagle3 both have get_embed_and_head)
         found = [f for f in self.by_class.get((entry.path, entry.qualname), [])
                  if f.method in members or f.method is None and f.interface in (None, pack.name)]
+        embeddings = self.analysis.serves_embeddings(entry)
+        if embeddings is not None:
+            return NOT_APPLICABLE, f"it cannot generate: {embeddings}", ()
         # a capture member alone makes no target: a registered decoder (layers, no head) whose
         # output no logits processor reads serves embeddings, whatever it inherits
         if not found and not self.chains.can_generate(entry) and (

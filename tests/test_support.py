@@ -53,11 +53,7 @@ def fixture_rows():
     ("LonelyForCausalLM", IMPLEMENTABLE),  # EGL041: by hand
     ("NoCollectOwnerForCausalLM", NOT_SUPPORTED),  # decoder overrides forward without collecting
     ("RegisteredChild", UNKNOWN),  # EGL010
-    ("OwnerDecoderForCausalLMMTP", DRAFT),  # a draft model: its forward reads spec_info.hidden_states
-    ("AssistantForCausalLM", DRAFT),  # the same, named like a target
-    ("UnifiedAssistantForCausalLM", DRAFT),  # inherits that forward
-    ("GlimmerAssistantModel", DRAFT),  # its base defines the hook the worker calls on the draft only
-    ("LookalikeForCausalLMMTP", SUPPORTED),  # named like a draft, nothing in it a draft's
+    ("OwnerDecoderForCausalLMMTP", DRAFT),  # a draft model
     ("PooledOwnerModel", NOT_APPLICABLE),  # inherits the members; its forward asserts get_embedding
     ("PooledOnlyModel", NOT_APPLICABLE),  # returns a pooler's output, no logits processor call
     ("VersionDispatchVL", NOT_SUPPORTED),  # its __getattr__ forwards to a version model; none has the setter

@@ -167,3 +167,19 @@ def test_minicpmv4_6_bare_delegation_fails_what_the_chain_asks():
     with pytest.raises(TypeError):
         _captured(bare, "llm", None)
     assert _captured(bare, "llm", [1, 19, 36]) == (False, [1, 19, 36])
+
+
+def test_qwen2_unpacked_twice_at_0_5_2():
+    """0.5.2 qwen2.py:484 and :488 paste `if self.capture_aux_hidden_states: hidden_states,
+    aux_hidden_states = hidden_states` twice: the second takes the hidden-state tensor apart
+    mid-request. 0.5.3 removed the second block."""
+    found = chain_findings("0.5.2", "qwen2.py")
+    assert {(c, code) for c, code, _, _ in found} == {("Qwen2ForCausalLM", "EGL053")}
+    assert chain_findings("0.5.3", "qwen2.py") == set()
+
+
+def test_qwen2_5_vl_drops_aux_at_0_5_5_post3():
+    """0.5.5.post3 qwen2_5_vl.py:575 unpacks the aux states, and the logits processor call at
+    :579 passes four arguments, without them: the draft gets none."""
+    found = chain_findings("0.5.5.post3", "qwen2_5_vl.py")
+    assert {(c, code) for c, code, _, _ in found} == {("Qwen2_5_VLForConditionalGeneration", "EGL053")}

@@ -824,7 +824,7 @@ class CaptureChainAnalysis:
         if twice is not None:
             return [Broken("g", f"{place} unpacks {twice.source} a second time (line {twice.line}), after it "
                                 f"was unpacked: the second unpack takes the hidden-state tensor apart", where,
-                           Place(defined, twice.line, place.what), fails=True)], []
+                           Place(defined, twice.line, place.what))], []
         first = running[0]  # the decoder's tuple; a later unpack takes apart one of its items
         passed = reading.reaches_logits(first.aux)
         if passed is False:

@@ -43,7 +43,7 @@ from typing import Protocol
 
 from ..packs import load_normal_truths
 from .choices import held_classes, read_off_classes
-from .normal_path import NormalPath
+from .normal_path import NormalPath, combined
 from .refs import Ref
 from .resolve import ClassEntity, FunctionEntity, Member, Resolver
 from .scope import nodes_of
@@ -872,14 +872,10 @@ class CaptureChainAnalysis:
         return out
 
     def _flag_truth(self, test: ast.AST, prefix: Path_, holder: _Holder) -> bool | None:
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            inner = self._flag_truth(test.operand, prefix, holder)
-            return None if inner is None else not inner
-        if isinstance(test, ast.BoolOp):
-            values = [self._flag_truth(v, prefix, holder) for v in test.values]
-            if isinstance(test.op, ast.And):
-                return False if False in values else None if None in values else True
-            return True if True in values else None if None in values else False
+        """A served forward's test once the member ran (the flags it set, the engine's truths)."""
+        return combined(test, lambda t: self._flag_leaf(t, prefix, holder))
+
+    def _flag_leaf(self, test: ast.AST, prefix: Path_, holder: _Holder) -> bool | None:
         if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
                 and len(test.args) == 2 and isinstance(test.args[1], ast.Name) and test.args[1].id in ("tuple",
                                                                                                      "list"):
@@ -1076,14 +1072,10 @@ class _Walk:
                    for n in nodes_of(node))
 
     def test(self, test: ast.AST) -> bool | None:
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            inner = self.test(test.operand)
-            return None if inner is None else not inner
-        if isinstance(test, ast.BoolOp):
-            values = [self.test(v) for v in test.values]
-            if isinstance(test.op, ast.And):
-                return False if False in values else None if None in values else True
-            return True if True in values else None if None in values else False
+        """A condition's value on this run (the ids as passed, `hasattr` on what the object holds)."""
+        return combined(test, self._leaf)
+
+    def _leaf(self, test: ast.AST) -> bool | None:
         if isinstance(test, ast.Name) and (test.id in self.nones or test.id in self.empty):
             return False
         if isinstance(test, ast.Name) and test.id in self.ids and not self.none:

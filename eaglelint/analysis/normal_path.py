@@ -32,6 +32,21 @@ _COMPARE: dict[type[ast.cmpop], Callable[[int, int], bool]] = {
 _UNBOUNDED = 1 << 62  # a length with no upper bound: larger than any constant compared with
 
 
+def combined(test: ast.AST, leaf: Callable[[ast.AST], bool | None]) -> bool | None:
+    """`not`, `and` and `or` over three values (None: unknown, as Kleene's logic), the tests
+    they combine read by `leaf`: one reading of the connectives for every caller."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = combined(test.operand, leaf)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        values = [combined(v, leaf) for v in test.values]
+        decisive = isinstance(test.op, ast.Or)  # the value that decides the whole: True for `or`
+        if decisive in values:
+            return decisive
+        return None if None in values else not decisive
+    return leaf(test)
+
+
 @dataclass(frozen=True)
 class Reached:
     """A return reached on the normal path, and the undecided tests it sits under."""
@@ -57,15 +72,9 @@ class NormalPath:
 
     def truth(self, test: ast.AST) -> bool | None:
         """The value of `test` on the normal path: True, False, or None (it depends on the batch)."""
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            inner = self.truth(test.operand)
-            return None if inner is None else not inner
-        if isinstance(test, ast.BoolOp):
-            values = [self.truth(v) for v in test.values]
-            decisive = isinstance(test.op, ast.Or)  # the value that decides the whole: True for `or`
-            if decisive in values:
-                return decisive
-            return None if None in values else not decisive
+        return combined(test, self._leaf)
+
+    def _leaf(self, test: ast.AST) -> bool | None:
         if isinstance(test, ast.Name) and test.id in self.nonempty:
             return True
         if isinstance(test, ast.Compare):

@@ -90,9 +90,13 @@ class SetterEffect:
     unknown: list[str] = field(default_factory=list)
     none_fails: Place | None = None  # where a None argument is iterated before any None test
     missing: list[tuple[Place, str, ClassEntity]] = field(default_factory=list)  # calls of members the object lacks
-    refuses: bool = False  # raises on purpose for this object (a decided `if not hasattr(...): raise`)
-    raises: Place | None = None  # where that decided raise is
+    raises: Place | None = None  # where it raises on every path of this run (a decided `if not hasattr(...): raise`)
     calls: list[Place] = field(default_factory=list)  # members followed
+
+    @property
+    def refuses(self) -> bool:
+        """Raises on purpose for this object: the member rules judge that, not the chain."""
+        return self.raises is not None
 
 
 @dataclass(frozen=True)
@@ -512,11 +516,11 @@ class CaptureChainAnalysis:
         fn, _, _ = self.member_function(served, member, hook)
         if fn is None:
             return Chain(served, hook, where, None, (), (f"{where} is bound to what eaglelint cannot read",))
-        problems = self._accepts(fn, where, _decorators(fn, member))
-        if problems and problems[0].message.endswith("is a property; the engine calls it") \
-                and not self._gives_data(served, fn):
+        decorators = _decorators(fn, member)
+        if decorators & _PROPERTIES and not self._gives_data(served, fn):
             return Chain(served, hook, where, None, (), (f"{where} is a property whose value eaglelint cannot tell "
                                                          f"is not a function the engine can call",))
+        problems = self._accepts(fn, where, decorators)
         decoders = self.decoder_bindings(served)
         if not decoders:
             return Chain(served, hook, where, None, tuple(problems),
@@ -598,7 +602,7 @@ class CaptureChainAnalysis:
 
     def _accepts(self, fn: Fn, where: Place, decorators: set[str]) -> list[Broken]:
         """Link b: the engine calls the member with one positional argument."""
-        if decorators & {"property", "cached_property", "setter"}:
+        if decorators & _PROPERTIES:
             return [Broken("b", f"{where} is a property; the engine calls it", where, None)]
         if decorators - set(_KNOWN_DECORATORS):
             return []  # a decorator eaglelint does not know may change how it is called
@@ -944,7 +948,6 @@ class _Walk:
     def stmt(self, s: ast.stmt) -> bool:
         if isinstance(s, ast.Raise):
             if self.undecided == 0:
-                self.out.refuses = True
                 self.out.raises = self.out.raises or Place(self.defined, s.lineno, self.place.what)
             return False
         if isinstance(s, ast.Return):
@@ -1479,6 +1482,7 @@ def _decorators(fn: Fn, member: Member) -> set[str]:
     return names
 
 
+_PROPERTIES = frozenset({"property", "cached_property", "setter"})
 _KNOWN_DECORATORS = ("staticmethod", "property", "cached_property", "setter", "override", "no_type_check",
                      "torch_compile_guard")
 
@@ -1535,7 +1539,6 @@ class _ForwardReader:
         self.attrs: set[str] = set()
         self.flags: set[str] = set()
         self.passes: list[tuple[str, str]] = []  # ("super" | "self", method) whose result it returns
-        self.helpers: list[tuple[str, str]] = []
         self.returns_aux: bool | None = False
         self.gates: set[str] = set()  # self attributes an undecided test reads before aux is returned
         self.placements: set[str] = set()
@@ -1582,7 +1585,6 @@ class _ForwardReader:
         for n in self.nodes:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
                     and n.func.value.id == "self" and n.func.attr != "forward":
-                self.helpers.append(("self", n.func.attr))
                 self.helper_calls.append(n)
         self.returns_aux = self._returns(fn)
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Protocol
 
@@ -892,7 +893,7 @@ class CaptureChainAnalysis:
             if effect.unknown or writes or not self._never_set(served, cls, effect, test.attr):
                 return None  # set where eaglelint cannot see (`self.use_aux = config.eagle`), or unknown
             return False
-        return NormalPath(load_normal_truths("sglang")).truth(test)
+        return _engine_truths().truth(test)
 
     def _logits_forward(self, served: ClassEntity) -> tuple[ClassEntity, Fn] | None:
         """The forward in served's MRO that calls self.logits_processor (through super().forward)."""
@@ -1099,7 +1100,7 @@ class _Walk:
                     has = {self.chain.resolver.find_member(c, _const(test.args[1]) or "") is not None
                            for c in classes}
                     return has.pop() if len(has) == 1 else None
-        return NormalPath(load_normal_truths("sglang")).truth(test)
+        return _engine_truths().truth(test)
 
     # -- loops and names ---------------------------------------------------
     def bind_loop(self, target: ast.AST, it: ast.AST) -> None:
@@ -1464,6 +1465,13 @@ def _shift(node: ast.AST, name: str) -> int | None:
                 and _shift(right, name) is not None:
             return left.value + (_shift(right, name) or 0)
     return None
+
+
+@cache
+def _engine_truths() -> NormalPath:
+    """What SGLang's engine guarantees where a forward makes logits (rules/normal_path.toml),
+    with no local known: read once, when a test first needs it."""
+    return NormalPath(load_normal_truths("sglang"))
 
 
 def _decorator_name(node: ast.AST) -> str:

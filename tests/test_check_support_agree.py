@@ -111,10 +111,10 @@ def test_0_5_9_wrappers_of_a_language_model_lacking_the_members(releases):
         assert release.codes(file, entry) == set()
     # what stands in their way is the held model's own gap, reported where it lies
     assert release.row("jet_nemotron.py", "JetNemotronForCausalLM").status == IMPLEMENTABLE
-    assert release.codes("jet_nemotron.py", "JetNemotronForCausalLM") == {
-        ("EGL041", CAPTURE, 493), ("EGL041", EMBED_AND_HEAD, 493)}
-    assert {(c, m) for c, m, _ in release.codes("qwen3_vl_moe.py", "Qwen3VLMoeForConditionalGeneration")} == {
-        ("EGL041", CAPTURE), ("EGL041", EMBED_AND_HEAD)}
+    assert {(m, line) for c, m, line in release.codes("jet_nemotron.py", "JetNemotronForCausalLM")
+            if c in OWNER} == {(CAPTURE, 493), (EMBED_AND_HEAD, 493)}
+    assert {m for c, m, _ in release.codes("qwen3_vl_moe.py", "Qwen3VLMoeForConditionalGeneration")
+            if c in OWNER} == {CAPTURE, EMBED_AND_HEAD}
 
 
 def test_0_5_21_wrappers_and_the_text_qwen3_5_owners(releases):

@@ -120,6 +120,25 @@ class DecoderCapture:
 
 
     @property
+    def shift(self) -> int | None:
+        """What the engine's layer id k must become in the list the decoder tests: a capture
+        before layer i runs holds layer i - 1's output (k + 1), after it runs layer i's (k); a
+        test asking about `i - 1` takes one away. None where the placement cannot be read."""
+        found = re.fullmatch(r"(before|after)([+-]\d+)?", self.placement or "")
+        if found is None:
+            return None
+        return (1 if found.group(1) == "before" else 0) + int(found.group(2) or 0)
+
+    @property
+    def placement_text(self) -> str:
+        """"captures before the layer call", "... after ...", with the test's own offset."""
+        found = re.fullmatch(r"(before|after)([+-]\d+)?", self.placement or "")
+        if found is None:
+            return "captures where eaglelint cannot tell"
+        asks = f", for the layer {_plus('i', int(found.group(2)))}" if found.group(2) else ""
+        return f"captures {found.group(1)} the layer call{asks}"
+
+    @property
     def collects(self) -> bool | None:
         if self.returns_aux is None:
             return None
@@ -307,6 +326,14 @@ class CaptureChainAnalysis:
         walk.run(fn, static="staticmethod" in _decorators(fn, member))
         return out
 
+    def run_member(self, served: ClassEntity, fn: Fn, none: bool = False) -> SetterEffect:
+        """What a capture member not yet in the source (one a fix is about to write) would do in
+        served, called by the engine with a list of layer ids or (`none`) with None."""
+        out = SetterEffect()
+        place = Place(served, fn.lineno, f"{served.qualname}.{fn.name}")
+        _Walk(self, served, served, (), {}, out, set(), 0, {}, set(), place, none).run(fn)
+        return out
+
     def member_function(self, cls: ClassEntity, member: Member, name: str) -> tuple[Fn | None, ClassEntity, str]:
         """The function a member runs: a method, or what a class attribute is bound to
         (`set_eagle3_layers_to_capture = Other.set_eagle3_layers_to_capture`, a module-level
@@ -365,11 +392,110 @@ class CaptureChainAnalysis:
             why = f"{where} collects aux hidden states (reads {', '.join(names)})"
         if returns is None and read.unread:
             why = "; ".join(read.unread)
-        placement = next(iter(read.placements)) if len(read.placements) == 1 else ""
+        placements = set()
+        for p in read.placements:
+            if p.startswith("handed:"):
+                handed, _, offset = p[len("handed:"):].partition(";")
+                where = self._layer_placement(cls, handed)
+                p = where + offset if where else ""
+            placements.add(p)
+        placements = placements - {"outside"} or placements
+        placement = next(iter(placements)) if len(placements) == 1 and placements != {"outside"} else ""
         return DecoderCapture(cls, frozenset(attrs), frozenset(flags), returns, place, why, test,
                               frozenset(read.gates - attrs), read.boxed,
                               aux_fields=frozenset(f for f in read.fields if f) if None not in read.fields
                               else frozenset(), placement=placement or None)
+
+    def layer_classes(self, cls: ClassEntity) -> list[ClassEntity]:
+        """The classes a decoder builds its `self.layers` from (`make_layers(n, lambda idx, prefix:
+        Glm4DecoderLayer(...))`, `nn.ModuleList([Layer(...) for ...])`): the classes called in the
+        value assigned, read from the method that assigns it; [] where none can be found."""
+        for c in self.resolver.mro(cls):
+            info = self.resolver.info(c)
+            assigns = info.self_assigns.get(LAYER_CONTAINER)
+            if not assigns:
+                continue
+            out: list[ClassEntity] = []
+            for assign in assigns:
+                method = max((m for m in info.methods.values() if m.line <= assign.line), key=lambda m: m.line,
+                             default=None)
+                fn = self.owners.method_node(c, method.name, positions=True) if method else None
+                if fn is None:
+                    return []
+                for ent in self._built_classes(c, fn, assign.line):
+                    if ent not in out:
+                        out.append(ent)
+            return out
+        return []
+
+    def _built_classes(self, cls: ClassEntity, fn: Fn, line: int) -> list[ClassEntity]:
+        """Classes with a forward that the assignment on `line` of fn calls, directly or through a
+        local or parameter (`layer_type = layer_type or Glm4DecoderLayer`, `def layer_fn(...)`)."""
+        local: dict[str, list[ast.AST]] = {}  # a local or parameter: what it may hold
+        for n in nodes_of(fn):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                local.setdefault(n.targets[0].id, []).append(n.value)
+            elif isinstance(n, ast.FunctionDef) and n is not fn:  # `def layer_fn(idx, prefix): return ...`
+                local.setdefault(n.name, []).extend(
+                    r.value for r in ast.walk(n) if isinstance(r, ast.Return) and r.value is not None)
+        for param, default in _defaults(fn).items():
+            local.setdefault(param, []).append(default)
+        out: list[ClassEntity] = []
+        for n in nodes_of(fn):
+            if not (isinstance(n, ast.Assign) and n.lineno == line):
+                continue
+            names = [m.func.id for m in ast.walk(n.value) if isinstance(m, ast.Call) and isinstance(m.func, ast.Name)]
+            names += [m.id for m in ast.walk(n.value) if isinstance(m, ast.Name) and m.id in local]
+            seen: set[str] = set()
+            while names:
+                name = names.pop()
+                if name in seen:
+                    continue
+                seen.add(name)
+                if name in local:
+                    names += [m.id for v in local[name] for m in ast.walk(v) if isinstance(m, ast.Name)]
+                    continue
+                out += [ent for ent in self.resolver.lookup(cls.path, name) if isinstance(ent, ClassEntity)
+                        and self._forward_of(ent, self.resolver.mro(ent)) is not None]
+        return out
+
+    def _layer_placement(self, cls: ClassEntity, handed: str) -> str:
+        """Where a layer's forward uses the capture target the decoder hands it: "before" when
+        every use comes before each of its own module calls (`self.self_attn(...)`,
+        `self.mlp(...)`: the layer's input is what is captured), "after" when after them all;
+        "" where the layer classes, the parameter or the order cannot be read, or they differ."""
+        found: set[str] = set()
+        layers = self.layer_classes(cls)
+        for layer in layers:
+            forward = self._forward_of(layer, self.resolver.mro(layer))
+            if forward is None:
+                return ""
+            owner, fn = forward
+            params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]][1:]
+            if handed.startswith("#"):
+                index = int(handed[1:])
+                name = params[index] if index < len(params) else None
+            else:
+                name = handed if handed in params or handed in {a.arg for a in fn.args.kwonlyargs} else None
+            if name is None:
+                return ""
+            methods = {m for c in self.resolver.mro(owner) for m in self.resolver.info(c).methods}
+            uses, runs = [], []
+            for n in nodes_of(fn):
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+                    uses.append(n.lineno)
+                elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and _of_self(n.func) \
+                        and n.func.attr not in methods:
+                    runs.append(n)
+            if not uses or not runs:
+                return ""
+            if max(uses) < min(r.lineno for r in runs):
+                found.add("before")
+            elif min(uses) > max(r.end_lineno or r.lineno for r in runs):
+                found.add("after")
+            else:
+                return ""
+        return next(iter(found)) if len(found) == 1 else ""
 
     def _forward_of(self, cls: ClassEntity, mro: list[ClassEntity]) -> tuple[ClassEntity, Fn] | None:
         for c in mro:
@@ -716,15 +842,20 @@ class CaptureChainAnalysis:
             return [Broken("d", f"{writer} writes {wrote}; {reader} reads only {read}: nothing is captured",
                            writer, reader)], []
         marker = next(w for w in writes if (w.name in capture.flags if w.per_layer else w.name in capture.attrs))
-        expected = {"before": 1, "after": 0}.get(capture.placement or "")
-        shifted = [w for w in writes if (w.name in capture.flags if w.per_layer else w.name in capture.attrs)
-                   and w.offset is not None and expected is not None and w.offset != expected]
+        expected = capture.shift
+        marks = [w for w in writes if (w.name in capture.flags if w.per_layer else w.name in capture.attrs)
+                 and not w.empty]
+        shifted = [w for w in marks if w.offset is not None and expected is not None and w.offset != expected]
+        if len(shifted) < len(marks):
+            # some path writes the ids as the decoder needs (`if layer_ids[0] == 1:` picks it by the
+            # ids the draft names): no proof that the draft gets the wrong layers
+            shifted = []
         if shifted and capture.returns_aux:
             w = shifted[0]
             return [Broken("d", f"{w.place} writes the engine's layer ids plus {w.offset} to {obj}; "
-                                f"{capture.test or capture.place} captures {capture.placement} the layer call, so id "
-                                f"k must be written as k{' + 1' if expected else ''}: the draft gets the wrong "
-                                f"layers", w.place, capture.test or capture.place)], []
+                                f"{capture.test or capture.place} {capture.placement_text}, so id k must be "
+                                f"written as {_plus('k', expected or 0)}: the draft gets the wrong layers", w.place,
+                           capture.test or capture.place)], []
         if not capture.returns_aux:
             return [Broken("e", f"{marker.place} turns capture on in {obj} ({dcls.qualname}), but {capture.why}: "
                                 f"nothing reaches the logits processor", marker.place, reader)], []
@@ -1203,7 +1334,10 @@ class _Walk:
             path = _self_path(target.value, self.env)
             if path:
                 # `self.model.layers_to_capture[:] = ids`, `self.model.capture[i] = True`: in place
-                self.out.writes.append(Write(path[:-1], path[-1], False, place, empty))
+                whole = isinstance(target.slice, ast.Slice) and not (target.slice.lower or target.slice.upper
+                                                                      or target.slice.step)
+                self.out.writes.append(Write(path[:-1], path[-1], False, place, empty,
+                                             self.offset(value) if whole and not augmented else None))
             elif self.tracked(target.value):
                 self.unknown(line, f"writes through {ast.unparse(target)}, which eaglelint does not follow")
             return
@@ -1312,8 +1446,10 @@ class _Walk:
             if path and name in _MUTATORS:  # `self.model.layers_to_capture.extend(ids)`: the list in place
                 empty = name == "clear" or (name in ("extend", "update") and bool(call.args)
                                             and self.is_empty(call.args[0]))
+                refill = name in ("extend", "update") and len(call.args) == 1 and not empty
                 self.out.writes.append(Write(path[:-1], path[-1], False,
-                                             Place(self.defined, call.lineno, self.place.what), empty))
+                                             Place(self.defined, call.lineno, self.place.what), empty,
+                                             self.offset(call.args[0]) if refill else None))
             elif self._passes_tracked(call) or name not in _READS:
                 self.unknown(call.lineno, f"calls self.{'.'.join((*path, name))}, whose class eaglelint "
                                           f"cannot tell")
@@ -1452,6 +1588,11 @@ class _Walk:
         return classes[0] if classes else self.defined
 
 
+def _plus(name: str, offset: int) -> str:
+    """`k`, `k + 1`, `k - 1`."""
+    return name if not offset else f"{name} {'+' if offset > 0 else '-'} {abs(offset)}"
+
+
 def _shift(node: ast.AST, name: str) -> int | None:
     """`name` 0, `name + 1` 1, `name - 2` -2, `1 + name` 1; None for anything else."""
     if isinstance(node, ast.Name) and node.id == name:
@@ -1553,6 +1694,7 @@ class _ForwardReader:
         self.boxed = False  # returns aux inside an object it builds (a NamedTuple, a dataclass)
         self.boxes: list[tuple[ast.Call, int | None, str | None]] = []  # the call, and where aux goes in
         self.helper_calls: list[ast.Call] = []
+        self.helper = bool(aux_params)  # a helper handed the list: its caller's loop is not seen here
         self.nodes = nodes_of(fn)  # one walk, read by every pass below
         assigned: dict[str, list[ast.AST]] = {}
         for n in self.nodes:
@@ -1589,7 +1731,12 @@ class _ForwardReader:
                     if len(self.attrs) + len(self.flags) > before:
                         self.test_line = self.test_line or getattr(test, "lineno", 0)
                         break
-            self.placements = {self._placement(feed, tests) for feed, tests in feeds}
+            # a local fed under no test that no return mentions (`zero_allocator` handed to each
+            # layer) is no capture: it says nothing of where the capture sits
+            returned = {m.id for n in self.nodes if isinstance(n, ast.Return) and n.value is not None
+                        for m in ast.walk(n.value) if isinstance(m, ast.Name)}
+            self.placements = {self._placement(feed, tests) for feed, tests in feeds
+                               if tests or self._fed_name(feed) in returned | self.feeders}
         for n in self.nodes:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
                     and n.func.value.id == "self" and n.func.attr != "forward":
@@ -1650,29 +1797,62 @@ class _ForwardReader:
     def _placement(self, feed: ast.AST, tests: list[ast.AST]) -> str:
         """"before" or "after" the layer call of the loop the feed sits in, where the feed's test
         asks about this iteration's layer (`i in self.layers_to_capture` with i the loop's index,
-        or a flag of the loop's layer); "" where not that plain."""
+        or a flag of the loop's layer); "outside" for a feed in no loop (the final state,
+        `self.end_layer in self.layers_to_capture`: it decides nothing against a loop's feed);
+        "handed:<parameter>" (a keyword) or "handed:#<n>" (a position) where the capture target
+        is handed to the layer call itself, for the layer's forward to decide; "" where not that
+        plain."""
         line = getattr(feed, "lineno", 0)
         loops = [n for n in self.nodes if isinstance(n, (ast.For, ast.AsyncFor)) and n.lineno <= line
                  <= (n.end_lineno or 0)]
+        if not loops and tests and not self.helper:
+            return "outside"
         if not loops or not tests:
             return ""
         loop = max(loops, key=lambda n: n.lineno)
         target = loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
         names = {t.id for t in target if isinstance(t, ast.Name)}
         test = tests[-1]
-        asks = (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id in names
-                and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)) or (
-            isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "getattr"
-            and bool(test.args) and isinstance(test.args[0], ast.Name) and test.args[0].id in names | self.layer_locals)
-        if not asks:
+        parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        # `i in self.layers_to_capture` asks about this layer; `i - 1 in ...` about the one before it
+        asked = [shift for part in parts if isinstance(part, ast.Compare) and len(part.ops) == 1
+                 and isinstance(part.ops[0], ast.In)
+                 for shift in [next((_shift(part.left, n) for n in names if _shift(part.left, n) is not None), None)]
+                 if shift is not None]
+        flag = isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "getattr" \
+            and bool(test.args) and isinstance(test.args[0], ast.Name) and test.args[0].id in names | self.layer_locals
+        if not flag and len(asked) != 1:
             return ""
+        offset = f"{asked[0]:+d}" if asked and asked[0] else ""
         calls = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Call) and self._calls_layer(n)]
-        if len(calls) != 1 or calls[0].lineno <= line <= (calls[0].end_lineno or 0):
-            return ""  # no layer call, several, or the list handed to the layer itself
-        return "before" if line < calls[0].lineno else "after"
+        if len(calls) != 1:
+            return ""  # no layer call, or several
+        call = calls[0]
+        if call.lineno <= line <= (call.end_lineno or 0):
+            handed = self._handed(call, feed)
+            return handed + offset if handed else ""
+        return ("before" if line < call.lineno else "after") + offset
+
+    @staticmethod
+    def _fed_name(feed: ast.AST) -> str:
+        node = feed.value if isinstance(feed, (ast.Attribute, ast.Subscript)) else feed
+        return node.id if isinstance(node, ast.Name) else ""
+
+    def _handed(self, call: ast.Call, feed: ast.AST) -> str:
+        """The capture target handed to the layer call: by which keyword or position."""
+        inside = {id(n) for n in ast.walk(feed) if isinstance(n, ast.expr)}  # not the shared `Load()`
+        for k in call.keywords:
+            if k.arg and any(id(n) in inside for n in ast.walk(k.value)):
+                return f"handed:{k.arg};"
+        for i, a in enumerate(call.args):
+            if not isinstance(a, ast.Starred) and any(id(n) in inside for n in ast.walk(a)):
+                return f"handed:#{i};"
+        return ""
 
     def _calls_layer(self, call: ast.Call) -> bool:
         func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "forward":  # `layer.forward(...)`
+            func = func.value
         if isinstance(func, ast.Name):
             return func.id in self.layer_locals
         return isinstance(func, ast.Subscript) and _of_self(func.value) and isinstance(func.value, ast.Attribute) \
@@ -1770,6 +1950,22 @@ class _ForwardReader:
             calls = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
             self.gates |= {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute) and id(n) not in calls
                            and isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr not in self.attrs}
+            self.gates |= self._conjuncts(test, set()) - self.attrs
+
+    def _conjuncts(self, test: ast.AST, seen: set[str]) -> set[str]:
+        """`self.X` that must be true for the test to hold, through the locals it reads
+        (`capture_aux = self.capture_aux_hidden_states and ...; if capture_aux and ...:`)."""
+        parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        out: set[str] = set()
+        for part in parts:
+            if isinstance(part, ast.Attribute) and _of_self(part):
+                out.add(part.attr)
+            elif isinstance(part, ast.BoolOp) and isinstance(part.op, ast.And):
+                out |= self._conjuncts(part, seen)
+            elif isinstance(part, ast.Name) and part.id not in seen and len(self.assigned.get(part.id, [])) == 1:
+                seen.add(part.id)
+                out |= self._conjuncts(self.assigned[part.id][0], seen)
+        return out
 
     def _holds_aux(self, node: ast.AST) -> bool:
         """The aux list, a list made from it, or `aux or None`."""

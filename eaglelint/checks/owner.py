@@ -313,14 +313,21 @@ def _findings(analysis: OwnerAnalysis, gap: OwnerGap, wanted: dict[str, Interfac
     also = f"; inherited by {', '.join(subclasses)}" if subclasses else ""
     out = []
     for member in gap.missing:
-        sibling = plan.siblings.get(member) if plan else None
+        refused = plan.refusals.get(member) if plan else None
+        if refused:
+            plan_here, why = None, refused
+        else:
+            plan_here, why = plan, reason
+        sibling = plan_here.siblings.get(member) if plan_here else None
+        contract = plan_here.contracts.get(member) if plan_here else None
         where = (f"as {sibling.cls.qualname} ({Path(sibling.member.owner.path).name}:{sibling.member.line}) "
                  f"writes it for the same decoder family (eaglelint fix)") if sibling else \
-            f"by hand (no automatic fix: {reason})"
+            f"from its decoder ({contract}; eaglelint fix)" if contract else \
+            f"by hand (no automatic fix: {why})"
         message = (f"{info.name} owns lm_head and holds self.{gap.owner.attr} = {decoder.cls.qualname}, whose "
                    f"{decoder.why}, but it lacks {member}, which the engine calls for EAGLE-3; write it {where}{also}")
         out.append(Finding(
-            os.path.abspath(gap.cls.path), info.line, info.column, CODE if plan else NO_FIX_CODE, message,
+            os.path.abspath(gap.cls.path), info.line, info.column, CODE if plan_here else NO_FIX_CODE, message,
             class_name=info.name, wrapped_class=decoder.cls.qualname, method=member,
             wrapped_path=os.path.abspath(sibling.member.owner.path) if sibling else None,
             wrapped_line=sibling.member.line if sibling else None,

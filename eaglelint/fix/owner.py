@@ -49,6 +49,8 @@ class ClassPlan:
     # member -> the global names its copy reads -> the module to import each from
     names: dict[str, dict[str, Path]] = field(default_factory=dict)
     end: int = 0  # 0-based line index after the class body: where the methods go
+    contracts: dict[str, str] = field(default_factory=dict)  # member -> how it was read off the decoder
+    refusals: dict[str, str] = field(default_factory=dict)  # member -> why it cannot be written (the rest can)
 
 
 def lead(line: str) -> str:
@@ -75,14 +77,30 @@ def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
         imports = ImportPlan(resolver.module(owner.cls.path), resolver.project, Path(owner.cls.path))
     for member in missing:
         sibling = analysis.sibling(owner, decoder, member)
-        if sibling is None:
-            raise NotFixable(f"no class in the scanned tree holds {decoder.qualname} (or a base of it) as "
-                             f"self.{owner.attr} and defines {member} to copy from")
-        plan.siblings[member] = sibling
         names = plan.names.setdefault(member, {})
-        plan.methods.append((member, _copy(analysis, owner, sibling, member, indent, imports, names)))
-    if CAPTURE_HOOK in missing:
-        plan.edits += _aux_path(analysis, owner, lines)
+        try:
+            if sibling is None:
+                raise NotFixable(f"no class in the scanned tree holds {decoder.qualname} (or a base of it) as "
+                                 f"self.{owner.attr} and defines {member} to copy from")
+            plan.methods.append((member, _copy(analysis, owner, sibling, member, indent, imports, names)))
+            plan.siblings[member] = sibling
+        except NotFixable as copied:
+            names.clear()
+            try:  # no sibling to copy, or its copy cannot work here: the decoder's own contract
+                text, how = contract_member(analysis, owner, member, indent)
+            except NotFixable as read:
+                plan.refusals[member] = str(read) if sibling is None else f"{read}; and {copied}"
+                continue
+            plan.methods.append((member, text))
+            plan.contracts[member] = how
+    if CAPTURE_HOOK in missing and CAPTURE_HOOK not in plan.refusals:
+        try:
+            plan.edits += _aux_path(analysis, owner, lines)
+        except NotFixable as exc:
+            plan.refusals[CAPTURE_HOOK] = str(exc)
+            plan.methods = [(m, text) for m, text in plan.methods if m != CAPTURE_HOOK]
+    if not plan.methods:
+        raise NotFixable("; ".join(dict.fromkeys(plan.refusals.values())))
     return plan
 
 
@@ -125,6 +143,111 @@ def _copy(analysis: OwnerAnalysis, owner: Owner, sibling: Sibling, member: str, 
         pattern = re.compile(rf"\bself\.{re.escape(sibling.attr)}\b")
         out = [pattern.sub(f"self.{owner.attr}", line) for line in out]
     return out
+
+
+def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: str) -> tuple[list[str], str]:
+    """A member read off the decoder itself, not copied: the list its capture test reads, the
+    shift its placement asks for (a capture before layer i runs holds layer i - 1's output: the
+    engine's id k is written k + 1; after it, k), the default layers for None, the served flag
+    where the class can set it, and the pipeline guard where it has a pipeline group to ask. The
+    capture member is then run by the capture chain, as the engine calls it, before it is
+    offered: it must mark the layers the engine names, with the shift the decoder needs."""
+    resolver, chains = analysis.resolver, analysis.chains
+    decoder = owner.decoders[0].cls
+    capture = chains.decoder(decoder)
+    step = "\t" if indent.startswith("\t") else "    "
+    held = f"self.{owner.attr}"
+    if member == "get_embed_and_head":
+        embed = _embedding(analysis, decoder)
+        if embed is None:
+            raise NotFixable(f"which attribute of {decoder.qualname} embeds the tokens cannot be read off its "
+                             "forward")
+        if not owner.head:
+            raise NotFixable(f"{resolver.info(owner.cls).name} assigns no self.lm_head to return")
+        return [f"{indent}def get_embed_and_head(self):",
+                f"{indent}{step}return {held}.{embed}.weight, self.lm_head.weight"], \
+            f"the embedding {held}.{embed} that {decoder.qualname}.forward runs on the tokens, and self.lm_head"
+    if not capture.collects:
+        raise NotFixable(capture.why)
+    switches = [g for g in sorted(capture.gates) if _off_switch(resolver, decoder, g)]
+    if capture.flags or len(capture.attrs) != 1 or len(switches) != len(capture.gates):
+        read = ", ".join([f"self.{a}" for a in sorted(capture.attrs | capture.gates)]
+                         + [f"per-layer flag {f}" for f in sorted(capture.flags)])
+        raise NotFixable(f"{capture.test or capture.place} decides what it captures by {read}; eaglelint writes "
+                         "a member only for a decoder that reads one list of layer ids (and switches it "
+                         "sets to False itself)")
+    shift = capture.shift
+    if shift is None:
+        raise NotFixable(f"{capture.test or capture.place} does not show where it captures against the layer "
+                         "call (before it: the engine's id k is written k + 1; after it: k)")
+    if not any(resolver.assigns(c, "layers") for c in resolver.mro(decoder)):
+        raise NotFixable(f"{decoder.qualname} holds no self.layers to count the default layers from")
+    attr = next(iter(capture.attrs))
+    ids = "layer_ids" if not shift else f"[val {'+' if shift > 0 else '-'} {abs(shift)} for val in layer_ids]"
+    body = [f"{indent}def set_eagle3_layers_to_capture(self, layer_ids=None):"]
+    if has_member(resolver, owner.cls, "pp_group"):
+        body += [f"{indent}{step}if not self.pp_group.is_last_rank:", f"{indent}{step}{step}return"]
+    body += [f"{indent}{step}if layer_ids is None:",
+             f"{indent}{step}{step}num_layers = len({held}.layers)",
+             f"{indent}{step}{step}layer_ids = [1, num_layers // 2 - 1, num_layers - 4]"]
+    if resolver.find_member(owner.cls, FLAG) is None:  # a property forwards the decoder's state itself
+        body.append(f"{indent}{step}self.{FLAG} = True")
+    body += [f"{indent}{step}{held}.{gate} = True" for gate in switches]
+    body.append(f"{indent}{step}{held}.{attr} = {ids}")
+    how = (f"{capture.test or capture.place} reads self.{attr} and {capture.placement_text}: the engine's id k "
+           f"is written as {'k' if not shift else f'k {chr(43) if shift > 0 else chr(45)} {abs(shift)}'}")
+    _verify(analysis, owner, body, how)
+    return body, how
+
+
+def _off_switch(resolver: Resolver, decoder: ClassEntity, gate: str) -> bool:
+    """The decoder's own attribute that only it sets, and only to False or None (its capture is off
+    until a member turns it on), with no member of that name: the capture member may set it True."""
+    values = [v for c in resolver.mro(decoder) for a in resolver.info(c).self_assigns.get(gate, ()) for v in a.values]
+    return bool(values) and resolver.find_member(decoder, gate) is None and all(
+        v.kind == "const" and v.name in ("False", "None") for v in values)
+
+
+def _embedding(analysis: OwnerAnalysis, decoder: ClassEntity) -> str | None:
+    """The attribute the decoder's forward calls on the token ids (`self.embed_tokens(input_ids)`)."""
+    found = analysis.forward(decoder)
+    if found is None:
+        return None
+    cls, fn = found
+    params = [a.arg for a in fn.args.args][1:]
+    if not params:
+        return None
+    names = {n.func.attr for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and _is_self(n.func, n.func.attr) and len(n.args) == 1 and isinstance(n.args[0], ast.Name)
+             and n.args[0].id == params[0]}
+    if len(names) != 1:
+        return None
+    name = next(iter(names))
+    return name if any(name in analysis.resolver.info(c).self_assigns for c in analysis.resolver.mro(cls)) else None
+
+
+def _verify(analysis: OwnerAnalysis, owner: Owner, body: list[str], how: str) -> None:
+    """Runs the written member with the capture chain, with ids and with None: it must mark the
+    list the decoder reads, with the shift it needs, and nothing it cannot follow."""
+    chains = analysis.chains
+    capture = chains.decoder(owner.decoders[0].cls)
+    tree = ast.parse("\n".join(line.strip("\n") for line in _dedent(body)))
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    for none in (False, True):
+        effect = chains.run_member(owner.cls, fn, none)
+        marks = [w for w in effect.writes if w.path == (owner.attr,) and w.name in capture.attrs and not w.empty]
+        gated = all(any(w.path == (owner.attr,) and w.name == g and not w.empty for w in effect.writes)
+                    for g in capture.gates)
+        if effect.unknown or effect.raises or effect.none_fails or not marks or not gated or any(
+                not none and w.offset != capture.shift for w in marks):
+            why = "; ".join(effect.unknown) or "it does not mark the layers the engine names"
+            raise NotFixable(f"the member read off the decoder ({how}) does not pass the capture chain: {why}")
+
+
+def _dedent(lines: list[str]) -> list[str]:
+    cut = len(lead(lines[0]))
+    return [line[cut:] for line in lines]
 
 
 def flag_initialised(analysis: OwnerAnalysis, owner: Owner) -> bool:
@@ -170,9 +293,14 @@ def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list[E
     if unpacks and not todo:
         return edits
     if forward is None:
+        if _base_fixed(analysis, found[0]):
+            return edits  # the base that defines it gets the same edit in this run
         raise NotFixable(f"its forward is inherited from {found[0].qualname}; change that forward by hand")
-    if any(isinstance(n, ast.Name) and n.id == AUX for n in ast.walk(forward)):
+    if not unpacks and any(isinstance(n, ast.Name) and n.id == AUX for n in ast.walk(forward)):
         raise NotFixable(f"its forward already uses {AUX} in a way eaglelint does not rewrite")
+    if unpacks and any(isinstance(n, ast.Name) and n.id == AUX and isinstance(n.ctx, ast.Store)
+                       for n in ast.walk(forward)) and not _unpacks_as(forward, AUX):
+        raise NotFixable("its forward unpacks the aux hidden states under another name; pass them by hand")
     if not unpacks:
         edits.append(_unpack(owner, forward, calls, lines))
     edits += [_pass(call, lines) for call in todo]
@@ -181,6 +309,30 @@ def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list[E
     if len(set(rows)) != len(rows) or len(set(inserts)) != len(inserts):
         raise NotFixable("two edits of its forward fall on one line; change it by hand")
     return edits
+
+
+def _unpacks_as(forward: ast.AST, name: str) -> bool:
+    """`hidden_states, <name> = hidden_states` under the flag: what the passed name must be."""
+    return any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Tuple) and len(t.elts) == 2
+                                                 and isinstance(t.elts[1], ast.Name) and t.elts[1].id == name
+                                                 for t in n.targets) for n in ast.walk(forward))
+
+
+def _base_fixed(analysis: OwnerAnalysis, base: ClassEntity) -> bool:
+    """The class whose forward an owner inherits is itself an owner that lacks the capture member
+    and gets it, with its forward's edits, from the same fix run (Glm4v's forward, inherited by
+    Glm4vMoe and GlmOcr)."""
+    own = analysis.owner(base)
+    if own is None or own.cls != base or has_member(analysis.resolver, base, CAPTURE_HOOK):
+        return False
+    lines = analysis.lines(base.path)
+    if lines is None or "forward" not in analysis.resolver.info(base).methods:
+        return False
+    try:
+        plan = plan_class(analysis, own, (CAPTURE_HOOK,))
+    except NotFixable:
+        return False
+    return CAPTURE_HOOK not in plan.refusals
 
 
 def _runs_decoder(call: ast.Call, attr: str) -> bool:
@@ -254,6 +406,9 @@ def plan_owner_file(file: EditableFile, findings: list[Finding], project: Projec
         asked = {f.method for f in items}
         cls_plan = plan_class(analysis, owner, tuple(m for m in OWNER_MEMBERS if m in asked), imports)
         by_member = {f.method: f for f in items}
+        for member, why in cls_plan.refusals.items():
+            if member in by_member:
+                out.append(replace(by_member.pop(member), fix_refusal=why))
         for member, method in cls_plan.methods:
             needs: list[ImportNeed] = []
             for name, provider in cls_plan.names.get(member, {}).items():

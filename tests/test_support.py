@@ -74,6 +74,8 @@ def fixture_rows():
     ("SwappableDecoderForCausalLM", NOT_SUPPORTED),  # nothing in their place
     ("LibraryAuxForCausalLM", UNKNOWN),  # passes what the library model returns
     ("OwnProcessorForCausalLM", UNKNOWN),  # a processor of its own: its arguments are not the engine's
+    # its decoder, self.thinker.language_model.model, read through the attributes the instances set
+    ("ThinkerChainForCausalLM", NOT_SUPPORTED),
 ])
 def test_fixture_statuses(fixture_rows, entry, status):
     assert statuses(fixture_rows)[entry] == status
@@ -195,6 +197,9 @@ HAND_CHECKED = {
         "TransformersMultiModalMoEForCausalLM": NOT_SUPPORTED,
         # phi3_small.py: its forward passes four arguments; Phi3SmallModel collects nothing either
         "Phi3SmallForCausalLM": NOT_SUPPORTED,
+        # dots3_common/modeling.py: self.thinker.language_model.model is a Dots3Model, whose forward
+        # returns hidden_states alone; no class there defines set_eagle3_layers_to_capture
+        "Dots3NoteForCausalLM": NOT_SUPPORTED,
     },
 }
 

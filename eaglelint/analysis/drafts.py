@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .choices import held_classes
 from .entities import ClassEntity
-from .method_facts import SPEC_INFO
+from .method_facts import SPEC_HIDDEN_BYTES
 from .resolve import Resolver
 from .roles import is_draft_name
 from .sources import SourceError
@@ -47,11 +47,11 @@ def runs_on_target_hidden(resolver: Resolver, cls: ClassEntity) -> bool:
 
 
 def _speculative(resolver: Resolver, cls: ClassEntity) -> bool:
-    """A module of cls's MRO names spec_info: where a draft's forward, or the class of what it
-    holds, is written or imported from. Elsewhere nothing is resolved to learn it."""
+    """A module of cls's MRO has the text of a read of spec_info.hidden_states: where a draft's
+    forward, or the class of what it holds, is written. Elsewhere nothing is resolved to learn it."""
     for c in resolver.mro(cls):
         try:
-            if SPEC_INFO.encode() in resolver.project.raw(c.path):
+            if SPEC_HIDDEN_BYTES.search(resolver.project.raw(c.path)):
                 return True
         except SourceError:
             continue
@@ -60,7 +60,8 @@ def _speculative(resolver: Resolver, cls: ClassEntity) -> bool:
 
 def _reads_spec_hidden(resolver: Resolver, cls: ClassEntity, depth: int, seen: set[ClassEntity]) -> bool:
     """cls's forward, or the forward of a class an attribute of it holds, reads the batch's
-    spec_info.hidden_states."""
+    spec_info.hidden_states. Only held classes whose own modules name spec_info are followed:
+    the others' forwards cannot read it, and what they hold is not searched."""
     seen.add(cls)
     forward = resolver.find_member(cls, "forward")
     if forward is not None and forward.function is not None and forward.function.reads_spec_hidden:
@@ -68,5 +69,5 @@ def _reads_spec_hidden(resolver: Resolver, cls: ClassEntity, depth: int, seen: s
     if depth == 0:
         return False
     attrs = dict.fromkeys(a for c in resolver.mro(cls) for a in resolver.info(c).self_assigns)
-    return any(held not in seen and _reads_spec_hidden(resolver, held, depth - 1, seen)
+    return any(held not in seen and _speculative(resolver, held) and _reads_spec_hidden(resolver, held, depth - 1, seen)
                for attr in attrs for held in held_classes(resolver, cls, attr)[0])

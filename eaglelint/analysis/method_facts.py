@@ -11,12 +11,17 @@ that reads the speculative batch's hidden states runs on the target's: a draft's
 from __future__ import annotations
 
 import ast
+import re
 
 from .exprs import expression_refs
 from .refs import Ref
 
 CONSTRUCTOR = "__init__"
 SPEC_INFO = "spec_info"  # ForwardBatch.spec_info: what the speculative worker hands the model it runs
+# the text of a read of its hidden states (`spec_info.hidden_states`, maybe across lines): a
+# module without it has no function reads_spec_hidden finds, and is not walked for one
+SPEC_HIDDEN_TEXT = re.compile(r"spec_info[\s\\]*\.[\s\\]*hidden_states")
+SPEC_HIDDEN_BYTES = re.compile(SPEC_HIDDEN_TEXT.pattern.encode())
 
 
 def only_raises_not_implemented(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -63,7 +68,7 @@ def reads_spec_hidden(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """The function reads `<batch>.spec_info.hidden_states` (or through a local named
     `spec_info`): the target's hidden states, which the engine's speculative worker puts
     on the batch it runs a draft model on (`forward_batch.spec_info.hidden_states` in
-    every EAGLE, MTP and NextN draft). Asked only of modules whose text names spec_info."""
+    every EAGLE, MTP and NextN draft). Asked only of modules whose text has SPEC_HIDDEN_TEXT."""
     for node in ast.walk(fn):
         if isinstance(node, ast.Attribute) and node.attr == "hidden_states":
             held = node.value

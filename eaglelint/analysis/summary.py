@@ -21,7 +21,7 @@ from typing import TypeVar
 from .class_body import class_statements, dotted, late_members, members_added_to_argument, star_module
 from .exprs import MAX_EXPANSION, expression_refs
 from .forwarding import Node, compile_getattr, string_set
-from .method_facts import SPEC_INFO, only_raises_not_implemented, reads_spec_hidden, super_calls
+from .method_facts import SPEC_HIDDEN_TEXT, SPEC_INFO, only_raises_not_implemented, reads_spec_hidden, super_calls
 from .prefilter import dynamic_attr
 from .refs import Ref
 from .scope import Scope, import_bindings, walk_local
@@ -642,7 +642,8 @@ class _Summarizer:
         """`lines`: the source split already (`split_lines`), not split again."""
         self.mod = mod
         self.lines = SourceLines(source, lines)
-        self.speculative = SPEC_INFO in source  # whether any function here can read the speculative batch
+        # whether any function here can read the target's hidden states off the speculative batch
+        self.speculative = SPEC_INFO in source and SPEC_HIDDEN_TEXT.search(source) is not None
 
     # -- expressions -> refs -------------------------------------------------
     @staticmethod

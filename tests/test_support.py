@@ -63,6 +63,19 @@ def fixture_rows():
     ("DeepGLMForCausalLM", NOT_SUPPORTED),  # its decoder two objects down collects nothing; no members
     ("TextFlagForCausalLM", IMPLEMENTABLE),  # EGL041: its decoder body is named *ForCausalLM
     ("LonelyVLForConditionalGeneration", NOT_SUPPORTED),  # holds as llm a language model lacking them too
+    # drafts by what they do, none named as one: the forward reads the batch's spec_info.hidden_states
+    ("AssistantForCausalLM", DRAFT),  # itself, inheriting a target's members
+    ("UnifiedAssistantForCausalLM", DRAFT),  # through the forward it inherits
+    ("HeadOverReaderForCausalLM", DRAFT),  # through the decoder it holds
+    ("BlockAssistantModel", DRAFT),  # the DFlash worker hands it the target's hidden states; no logits
+    ("SpecAwareForCausalLM", SUPPORTED),  # reads only draft_token_num off spec_info: a target
+    # the decoder cannot be followed, but the served forward hands the processor no aux states
+    ("LibraryBackedForCausalLM", NOT_SUPPORTED),  # a literal None in their place
+    ("SwappableDecoderForCausalLM", NOT_SUPPORTED),  # nothing in their place
+    ("LibraryAuxForCausalLM", UNKNOWN),  # passes what the library model returns
+    ("OwnProcessorForCausalLM", UNKNOWN),  # a processor of its own: its arguments are not the engine's
+    # its decoder, self.thinker.language_model.model, read through the attributes the instances set
+    ("ThinkerChainForCausalLM", NOT_SUPPORTED),
 ])
 def test_fixture_statuses(fixture_rows, entry, status):
     assert statuses(fixture_rows)[entry] == status
@@ -75,6 +88,14 @@ def test_reasons_name_the_decoder_and_the_fix(fixture_rows):
     assert rows["LonelyForCausalLM"].detail.startswith("write by hand")
     # the wrapper is pointed at the held model's own gap, the finding that fills it first
     assert "LonelyForCausalLM's gap first (EGL041" in rows["LonelyVLForConditionalGeneration"].detail
+
+
+def test_a_forward_without_aux_is_named_with_its_logits_call(fixture_rows):
+    rows = {r.entry: r for r in fixture_rows if r.pack == "eagle3"}
+    source = (TREE / "sglang/srt/models/forward_drops_aux.py").read_text().splitlines()
+    for entry in ("LibraryBackedForCausalLM", "SwappableDecoderForCausalLM"):
+        where = rows[entry].detail.split("forward_drops_aux.py:")[1].split(")")[0]
+        assert "self.logits_processor(" in source[int(where) - 1]
 
 
 def test_one_row_per_entry_and_pack():
@@ -163,6 +184,22 @@ HAND_CHECKED = {
         "ChatGLMModel": NOT_SUPPORTED,  # self.transformer.encoder (GLMTransformer) never collects; no members
         "CLIPModel": NOT_APPLICABLE,  # text_model read off a CLIPTextModel: CLIPTextTransformer, a pooler only
         "Lfm2BidirectionalModel": NOT_APPLICABLE,  # Lfm2Model's layers, a pooler, forward asserts get_embedding
+        # gemma4_mtp.py: forward reads forward_batch.spec_info.hidden_states (the target's); the
+        # speculative hook loads them only as drafts (arg_groups/speculative_hook.py:98)
+        "Gemma4AssistantForCausalLM": DRAFT,
+        "Gemma4UnifiedAssistantForCausalLM": DRAFT,  # adds nothing to Gemma4AssistantForCausalLM
+        # dflash.py: a DFlashDraftModel alias; the DFlash worker calls its project_target_hidden
+        "MuseGlimmerAssistantModel": DRAFT,
+        # transformers.py: TransformersBase.forward calls self.logits_processor(..., forward_batch, None)
+        "TransformersForCausalLM": NOT_SUPPORTED,
+        "TransformersMoEForCausalLM": NOT_SUPPORTED,
+        "TransformersMultiModalForCausalLM": NOT_SUPPORTED,
+        "TransformersMultiModalMoEForCausalLM": NOT_SUPPORTED,
+        # phi3_small.py: its forward passes four arguments; Phi3SmallModel collects nothing either
+        "Phi3SmallForCausalLM": NOT_SUPPORTED,
+        # dots3_common/modeling.py: self.thinker.language_model.model is a Dots3Model, whose forward
+        # returns hidden_states alone; no class there defines set_eagle3_layers_to_capture
+        "Dots3NoteForCausalLM": NOT_SUPPORTED,
     },
 }
 

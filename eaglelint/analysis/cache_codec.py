@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # imported where a summary is encoded or decoded: a warm run 
     from .refs import Ref
     from .summary import ClassInfo, FunctionInfo, ModuleSummary
 
-HEADER = b"eaglelint-cache 5\n"  # bump the number when the layout below changes
+HEADER = b"eaglelint-cache 6\n"  # bump the number when the layout below changes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # an entry larger than this is not ours: refused unread
 
 
@@ -102,7 +102,8 @@ def _refs(refs) -> list:
 def _function(f: FunctionInfo) -> list:
     return [f.name, f.line, [[p.name, p.kind, p.annotation, p.default] for p in f.params], f.returns_value,
             _refs(f.returns), list(f.decorators), f.return_annotation, f.is_async,
-            None if f.adds_members is None else list(f.adds_members), _refs(f.super_calls), f.abstract]
+            None if f.adds_members is None else list(f.adds_members), _refs(f.super_calls), f.abstract,
+            f.reads_spec_hidden]
 
 
 def _node(v):
@@ -238,12 +239,12 @@ def _load_summary(v) -> ModuleSummary:
 
     def load_function(v) -> FunctionInfo:
         name, line, params, returns_value, returns, decorators, annotation, is_async, adds, supers, \
-            abstract = _list(v)
+            abstract, spec_hidden = _list(v)
         return FunctionInfo(
             _str(name), _int(line),
             tuple(Param(_str(n), _str(k), _opt_str(a), _opt_str(d)) for n, k, a, d in map(_list, _list(params))),
             _bool(returns_value), load_refs(returns), _strs(decorators), _opt_str(annotation), _bool(is_async),
-            None if adds is None else _strs(adds), load_refs(supers), _bool(abstract))
+            None if adds is None else _strs(adds), load_refs(supers), _bool(abstract), _bool(spec_hidden))
 
     def load_class(v) -> ClassInfo:
         name, line, column, end_line, bases, methods, attrs, assigns, forwards, decorators, keywords, body = _list(v)

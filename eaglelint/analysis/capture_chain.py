@@ -56,6 +56,12 @@ FLAG = "capture_aux_hidden_states"
 LAYER_CONTAINER = "layers"
 OUTSIDE = "outside the scanned tree"  # the resolver's reason for a class of another package
 _FEEDERS = ("append", "extend", "capture", "add", "insert")
+# the engine's logits processor (sglang/srt/layers/logits_processor.py): `forward(input_ids,
+# hidden_states, lm_head, logits_metadata, aux_hidden_states=None, ...)` in every release checked
+# (0.5.2 to 0.5.23); the draft gets aux hidden states only through that argument
+_ENGINE_PROCESSOR = ("layers.logits_processor", "LogitsProcessor")
+_AUX_ARG = (4, "aux_hidden_states")
+_LOGITS_OUTPUT = "LogitsProcessorOutput"
 _DEPTH = 6
 
 Fn = ast.FunctionDef | ast.AsyncFunctionDef
@@ -220,6 +226,17 @@ def _layer_object(node: ast.AST, env: dict[str, Path_], layers: dict[str, Path_]
 
 def _const(node: ast.AST | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _no_aux(call: ast.Call) -> bool:
+    """A call of the engine's logits processor that hands it no aux hidden states: nothing, or
+    a literal None, in their place, and no `*args` / `**kwargs` that might carry them."""
+    index, keyword = _AUX_ARG
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    given = [call.args[index]] if len(call.args) > index else []
+    given += [k.value for k in call.keywords if k.arg == keyword]
+    return all(isinstance(v, ast.Constant) and v.value is None for v in given)
 
 
 def _is_super_call(call: ast.Call, name: str) -> bool:
@@ -1025,6 +1042,65 @@ class CaptureChainAnalysis:
                 return None  # set where eaglelint cannot see (`self.use_aux = config.eagle`), or unknown
             return False
         return _engine_truths().truth(test)
+
+    def logits_without_aux(self, served: ClassEntity) -> Place | None:
+        """Where the served forward makes its logits with no aux hidden states on every path:
+        each of its calls of the engine's LogitsProcessor passes nothing, or a literal None,
+        where the aux hidden states go, and nothing else there can make logits. Then no
+        capture can reach the draft, whatever the decoder collects. None where that cannot be
+        shown (its processor is another class, a call passes `*args`, a helper of its own makes
+        logits or a LogitsProcessorOutput is built there)."""
+        found = self._logits_forward(served)
+        if found is None or not self._engine_processor(served):
+            return None
+        defined, fn = found
+        calls: list[ast.Call] = []
+        for node in nodes_of(fn):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == LOGITS:
+                if not (isinstance(func.value, ast.Name) and func.value.id == "self"):
+                    return None  # another object's processor (self.language_model.logits_processor)
+                calls.append(node)
+            elif (isinstance(func, ast.Name) and func.id == _LOGITS_OUTPUT
+                  or isinstance(func, ast.Attribute) and func.attr == _LOGITS_OUTPUT):
+                return None  # builds the output itself: its hidden states may be the aux ones
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+                helper = self.resolver.find_member(served, func.attr)
+                if helper is not None and helper.function is not None and self._makes_logits(helper):
+                    return None  # a method of its own that makes logits: another path
+        if not calls or not all(_no_aux(c) for c in calls):
+            return None
+        return Place(defined, calls[0].lineno, f"{defined.qualname}.forward")
+
+    def _makes_logits(self, member: Member) -> bool:
+        fn = self.owners.method_node(member.owner, member.function.name) if member.function else None
+        return fn is None or any(isinstance(n, ast.Attribute) and n.attr == LOGITS or isinstance(n, ast.Name)
+                                 and n.id == _LOGITS_OUTPUT for n in ast.walk(fn))
+
+    def _engine_processor(self, served: ClassEntity) -> bool:
+        """Every value self.logits_processor is given (the assignments first up the MRO; None
+        aside) is the engine's LogitsProcessor, imported from its module."""
+        owner = next((c for c in self.resolver.mro(served) if self.resolver.assigns(c, LOGITS)), None)
+        if owner is None:
+            return False
+        mod = self.resolver.module(owner.path)
+        values = [v for a in self.resolver.assigns(owner, LOGITS) for v in a.values
+                  if not (v.kind == "const" and v.name == "None")]
+        if mod is None or not values:
+            return False
+        for value in values:
+            callee = value.args[0] if value.kind == "call" and value.args else None
+            if callee is None or callee.kind == "item":  # `Optional[LogitsProcessor]`: an annotation
+                if callee is not None:
+                    continue
+                return False
+            bound = mod.names.get(callee.name, []) if callee.kind == "name" else []
+            if not bound or not all(b.kind == "import" and b.attr == _ENGINE_PROCESSOR[1]
+                                    and b.name.endswith(_ENGINE_PROCESSOR[0]) for b in bound):
+                return False
+        return True
 
     def _logits_forward(self, served: ClassEntity) -> tuple[ClassEntity, Fn] | None:
         """The forward in served's MRO that calls self.logits_processor (through super().forward)."""

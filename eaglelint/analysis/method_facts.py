@@ -1,19 +1,27 @@
 """What a method tells about how an object is built: what it passes up to its base's
-method (`super().__init__(..., language_model_cls=X)`), and whether it only raises.
+method (`super().__init__(..., language_model_cls=X)`), and whether it only raises; and
+whether it reads the hidden states the engine hands a draft model.
 
 Why: a class held by a constructor parameter is chosen by the subclass that passes it
 up (choices.py), and a builder that only raises NotImplementedError means the class
-calling it is abstract: only subclasses overriding the builder are ever built.
+calling it is abstract: only subclasses overriding the builder are ever built. A forward
+that reads the speculative batch's hidden states runs on the target's: a draft's (roles.py).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 
 from .exprs import expression_refs
 from .refs import Ref
 
 CONSTRUCTOR = "__init__"
+SPEC_INFO = "spec_info"  # ForwardBatch.spec_info: what the speculative worker hands the model it runs
+# the text of a read of its hidden states (`spec_info.hidden_states`, maybe across lines): a
+# module without it has no function reads_spec_hidden finds, and is not walked for one
+SPEC_HIDDEN_TEXT = re.compile(r"spec_info[\s\\]*\.[\s\\]*hidden_states")
+SPEC_HIDDEN_BYTES = re.compile(SPEC_HIDDEN_TEXT.pattern.encode())
 
 
 def only_raises_not_implemented(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -54,3 +62,17 @@ def super_calls(name: str, stmts: list[ast.stmt], scope_of) -> tuple[Ref, ...]:
         passed += [Ref("arg", k.arg or "*", args=tuple(expression_refs(k.value, scope))) for k in call.keywords]
         out.append(Ref("super", call.func.attr, args=tuple(head + passed)))
     return tuple(out)
+
+
+def reads_spec_hidden(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The function reads `<batch>.spec_info.hidden_states` (or through a local named
+    `spec_info`): the target's hidden states, which the engine's speculative worker puts
+    on the batch it runs a draft model on (`forward_batch.spec_info.hidden_states` in
+    every EAGLE, MTP and NextN draft). Asked only of modules whose text has SPEC_HIDDEN_TEXT."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Attribute) and node.attr == "hidden_states":
+            held = node.value
+            if isinstance(held, ast.Attribute) and held.attr == SPEC_INFO or \
+                    isinstance(held, ast.Name) and held.id == SPEC_INFO:
+                return True
+    return False

@@ -235,6 +235,10 @@ class Resolver:
                 mod = self.module(cls.path)
                 if mod is not None and nested in mod.classes:
                     return [ClassEntity(cls.path, nested)]
+                if isinstance(base, InstanceEntity):  # an instance's attribute: what its methods set on self
+                    held = self._instance_attr(cls, name, depth)
+                    if held is not None:
+                        return held
                 return [Unknown(f"{cls.qualname} has no '{name}'")]
             if found.function is not None:
                 return [FunctionEntity(found.owner.path, name, found.owner.qualname, cls)]
@@ -263,6 +267,15 @@ class Resolver:
         if fn.defined_in is None:
             return mod.functions.get(fn.name)
         return mod.classes[fn.defined_in].methods.get(fn.name)
+
+    def _instance_attr(self, cls: ClassEntity, name: str, depth: int) -> list[Entity] | None:
+        """`obj.<name>` of an instance of cls that no class body binds: the values its methods
+        assign to `self.<name>`, the first such class up the MRO; None where none does."""
+        for c in self.mro(cls):
+            assigns = self.assigns(c, name)
+            if assigns:
+                return [e for a in assigns for v in a.values for e in self.evaluate(v, c.path, cls, depth)]
+        return None
 
     def _self_attr(self, owner: ClassEntity, name: str, depth: int) -> list[Entity]:
         if self.find_member(owner, name) is not None:

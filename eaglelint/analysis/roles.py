@@ -1,11 +1,11 @@
-"""Roles: which registered classes SGLang only ever loads as draft models.
+"""Roles by name: which registered classes SGLang names or remaps as draft models.
 
 Why: the engine calls target-side members (`set_eagle3_layers_to_capture`) on the
-served target only; a draft class lacking them is no gap. How SGLang loads a draft
-decides the role, so it is read from there: `configs/model_config.py` rewrites the
-target's architecture for the draft (`self.hf_config.architectures[0] =
-"Qwen3MoeForCausalLMMTP"` when is_draft_model), and EAGLE/EAGLE-3/DFlash draft
-checkpoints name draft classes that SGLang names by their role.
+served target only; a draft class lacking them is no gap. What a class does decides
+its role (drafts.py); this is the way in that needs no summary, the bytes-level
+pre-filter: `configs/model_config.py` rewrites the target's architecture for the draft
+(`self.hf_config.architectures[0] = "Qwen3MoeForCausalLMMTP"` when is_draft_model), and
+SGLang names its EAGLE/MTP/NextN/DFlash/DSpark draft classes by their role.
 
 `configs/model_config.py` is read here, once per tree, not through analysis/project.py:
 it is the engine's configuration code, read for string literals, never summarised,
@@ -19,7 +19,6 @@ import os
 import re
 from pathlib import Path
 
-from .entities import ClassEntity
 from .sources import SourceError, read_source
 
 # an assignment of the draft's architecture on one line: `architectures[0] = "X"`,
@@ -31,14 +30,10 @@ _remapped: dict[str, frozenset[str]] = {}
 _config_of: dict[Path | str, str] = {}  # a model file's absolute path -> the model_config.py beside its models folder
 
 
-def is_draft(cls: ClassEntity) -> bool:
-    """A class the engine loads only as a draft model. By its own name only: a base's
-    name says nothing of how a subclass is registered (`Eagle3CaptureMixin` is a target's)."""
-    return is_draft_name(cls.qualname.rsplit(".", 1)[-1], cls.path)
-
-
 def is_draft_name(name: str, path: Path | str) -> bool:
-    """As is_draft, from a class name and the file that defines it (no parsing needed)."""
+    """A class named or remapped as a draft, from its own name and the file that defines it
+    (no parsing needed). Its own name only: a base's name says nothing of how a subclass is
+    registered (`Eagle3CaptureMixin` is a target's)."""
     if _DRAFT_NAME.search(name):
         return True
     config = _config_of.get(path)

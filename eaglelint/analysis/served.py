@@ -29,7 +29,7 @@ from weakref import WeakKeyDictionary
 
 from .entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
 from .prefilter import DEFAULT_HELD_ATTR
-from .roles import is_draft
+from .roles import is_draft_name
 from .sources import SourceError
 from .summary import ENTRY, LazyClasses
 
@@ -218,7 +218,7 @@ def text_models(resolver: Resolver, path: str) -> list[ClassEntity]:
     if registry.root not in memo:
         out = []
         for cls in registry.classes:
-            if is_draft(cls) or resolver.module(cls.path) is None:
+            if is_draft_name(cls.qualname.rsplit(".", 1)[-1], cls.path) or resolver.module(cls.path) is None:
                 continue  # a draft; or a module that does not parse, whose import the registry skips
             sketches = [sketch(resolver, c) for c in ancestors(resolver, cls)]
             headed = any(HEAD in s.assigned or LOGITS in s.assigned or EMBED_AND_HEAD in s.members for s in sketches)

@@ -21,7 +21,7 @@ from typing import TypeVar
 from .class_body import class_statements, dotted, late_members, members_added_to_argument, star_module
 from .exprs import MAX_EXPANSION, expression_refs
 from .forwarding import Node, compile_getattr, string_set
-from .method_facts import only_raises_not_implemented, super_calls
+from .method_facts import SPEC_HIDDEN_TEXT, SPEC_INFO, only_raises_not_implemented, reads_spec_hidden, super_calls
 from .prefilter import dynamic_attr
 from .refs import Ref
 from .scope import Scope, import_bindings, walk_local
@@ -52,6 +52,9 @@ class FunctionInfo:
     adds_members: tuple[str, ...] | None = None
     super_calls: tuple[Ref, ...] = ()  # `super().m(...)` / `Base.m(self, ...)`: what each passes (exprs.py)
     abstract: bool = False  # its body only raises NotImplementedError
+    # it reads `<batch>.spec_info.hidden_states`: the hidden states the engine's speculative
+    # worker hands a draft model from the target (roles.py)
+    reads_spec_hidden: bool = False
 
 
 @dataclass(frozen=True)
@@ -639,6 +642,8 @@ class _Summarizer:
         """`lines`: the source split already (`split_lines`), not split again."""
         self.mod = mod
         self.lines = SourceLines(source, lines)
+        # whether any function here can read the target's hidden states off the speculative batch
+        self.speculative = SPEC_INFO in source and SPEC_HIDDEN_TEXT.search(source) is not None
 
     # -- expressions -> refs -------------------------------------------------
     @staticmethod
@@ -811,6 +816,7 @@ class _Summarizer:
             is_async=isinstance(fn, ast.AsyncFunctionDef),
             adds_members=self.adds_members(fn, body),
             super_calls=super_calls(fn.name, body.stmts, lambda: body.scope), abstract=only_raises_not_implemented(fn),
+            reads_spec_hidden=self.speculative and reads_spec_hidden(fn),
         )
 
     def adds_members(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, body: _Body) -> tuple[str, ...] | None:

@@ -20,10 +20,10 @@ import os
 from dataclasses import dataclass
 
 from ..analysis.class_body import local_nodes
+from ..analysis.drafts import is_draft
 from ..analysis.owners import owner_analysis
 from ..analysis.presence import forwards_some, has_member
 from ..analysis.resolve import ClassEntity, Resolver
-from ..analysis.roles import is_draft
 from ..analysis.served import is_served
 from ..analysis.wrappers import is_component, wrapped_candidates
 from ..findings import Finding
@@ -52,7 +52,8 @@ def check(context: Context, wrapper: ClassEntity) -> list[Finding]:
     resolver, attr, hooks = context.resolver, context.wrappers[wrapper], captures(context)
     checker = context.memo("aux", lambda: AuxChecker(resolver))
     info = resolver.info(wrapper)
-    if forwards_some(resolver, wrapper, attr, list(hooks)) or is_component(resolver, wrapper) or is_draft(wrapper):
+    if forwards_some(resolver, wrapper, attr, list(hooks)) or is_component(resolver, wrapper) or \
+            is_draft(resolver, wrapper):
         return []  # the engine captures aux hidden states on the target only
     classes, _ = wrapped_candidates(resolver, wrapper, attr)
     return [Finding(os.path.abspath(wrapper.path), p.line, p.column, p.code, p.message,

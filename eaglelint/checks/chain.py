@@ -19,9 +19,10 @@ import re
 from pathlib import Path
 
 from ..analysis.capture_chain import Broken, CaptureChainAnalysis, Chain
+from ..analysis.drafts import is_draft
 from ..analysis.owners import owner_analysis
 from ..analysis.resolve import ClassEntity
-from ..analysis.roles import is_draft, is_draft_name
+from ..analysis.roles import is_draft_name
 from ..analysis.textscan import Anchored
 from ..findings import Finding
 from .aux import captures
@@ -120,7 +121,7 @@ def _find_subjects(context: Context) -> list[ClassEntity]:
         for name in mod.entry_classes if mod else ():
             if name.encode() in names and mod is not None and name in mod.classes:
                 cls = ClassEntity(mod.path, name)
-                if not is_draft(cls):
+                if not is_draft(context.resolver, cls):
                     out.append(cls)
     return out
 

@@ -19,11 +19,11 @@ from typing import Any
 
 from ..analysis.capture_chain import CAPTURE_HOOK
 from ..analysis.capture_chain import FLAG as CAPTURE_FLAG
+from ..analysis.drafts import is_draft
 from ..analysis.owners import owner_analysis
 from ..analysis.prefilter import is_dynamic_attr
 from ..analysis.presence import late_member, presence
 from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
-from ..analysis.roles import is_draft
 from ..analysis.served import is_served, provides
 from ..analysis.summary import free_names_of_text, mentions
 from ..analysis.wrappers import is_component, wrapped_candidates
@@ -60,7 +60,7 @@ def check_wrapper(run: Context, wrapper: ClassEntity, attr: str, methods: list[I
     resolver = run.resolver
     if is_component(resolver, wrapper):
         return []
-    if is_draft(wrapper):  # loaded only as a draft: target-side members are never called on it
+    if is_draft(resolver, wrapper):  # loaded only as a draft: target-side members are never called on it
         methods = [m for m in methods if m.called_on == "draft"]
     own = wrapped_candidates(resolver, wrapper, attr)
     same: list[tuple[ClassEntity, bool]] = []

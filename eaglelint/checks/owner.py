@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..analysis.choices import held_classes
+from ..analysis.drafts import is_draft
 from ..analysis.owners import (
     ASSIGNS_DECODER,
     CAPTURE_HOOK,
@@ -35,7 +36,7 @@ from ..analysis.owners import (
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
-from ..analysis.roles import is_draft, is_draft_name
+from ..analysis.roles import is_draft_name
 from ..analysis.served import served
 from ..findings import Finding
 from ..fix.owner import NotFixable, plan_class, plan_owner_file
@@ -189,7 +190,7 @@ def subjects(context: Context) -> list[ClassEntity]:
             if not any(a in info.self_assigns for a in DECODER_ATTRS):
                 continue
             cls = ClassEntity(mod.path, info.name)
-            if not is_draft(cls):
+            if not is_draft(context.resolver, cls):
                 out.append(cls)
     return out
 
@@ -246,7 +247,7 @@ class Registry:
         """The gap with the registered classes that have it, or None if no served model has it
         (a component, a base nobody registers: the engine never calls it)."""
         resolver, cls = self.resolver, gap.cls
-        entries = [(e, True) for e in self.entries_of(cls) if not is_draft(e)]
+        entries = [(e, True) for e in self.entries_of(cls) if not is_draft(resolver, e)]
         entries = [(e, i) for e, i in entries if e == cls or not chooses_decoder(resolver, e, cls, gap.owner.parameter)]
         entries = [(e, i) for e, i in entries if any(not has_member(resolver, e, m) for m in gap.missing)]
         return replace(gap, entries=tuple(entries)) if entries else None
@@ -258,8 +259,8 @@ class Registry:
         out = []
         for entry in self.entries_of(cls):
             mro = resolver.mro(entry)
-            if entry == cls or is_draft(entry) or any(a in resolver.info(c).self_assigns for c in mro[:mro.index(cls)]
-                                                      for a in DECODER_ATTRS):
+            if entry == cls or is_draft(resolver, entry) or any(
+                    a in resolver.info(c).self_assigns for c in mro[:mro.index(cls)] for a in DECODER_ATTRS):
                 continue
             if chooses_decoder(resolver, entry, cls, gap.owner.parameter):
                 out.append(entry)

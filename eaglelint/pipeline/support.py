@@ -17,12 +17,12 @@ from pathlib import Path
 from ..analysis.capture_chain import HEAD, LAYER_CONTAINER, LOGITS, CaptureChainAnalysis
 from ..analysis.choices import held_classes
 from ..analysis.discover import discover
+from ..analysis.drafts import is_draft
 from ..analysis.forwarding import forwarded
 from ..analysis.owners import OwnerAnalysis
 from ..analysis.presence import has_member, presence
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
-from ..analysis.roles import is_draft
 from ..analysis.wrappers import wrapped_candidates
 from ..checks.aux import CAPTURES
 from ..checks.chain import CODE_BY_LINK
@@ -123,7 +123,7 @@ class Judge:
 
     def verdict(self, entry: ClassEntity, pack: Interface) -> tuple[str, str, tuple[str, ...]]:
         """The status, why, and the codes of the findings it rests on."""
-        if is_draft(entry):
+        if is_draft(self.resolver, entry):
             return DRAFT, "SGLang loads it only as the draft model; target-side support does not apply", ()
         names = load_codes()
         members = [m.name for m in target_members(pack)]
@@ -158,8 +158,21 @@ class Judge:
         if aux and not missing:
             return NOT_SUPPORTED, f"has the members, but {aux[0].code}: {aux[0].message}", _codes(aux)
         if not missing:
-            return self._chain(entry, members, [f for f in found if f.code in CHAIN_CODES])
-        return (*self._without_finding(entry, missing), ())
+            return self._decided(entry, self._chain(entry, members, [f for f in found if f.code in CHAIN_CODES]))
+        return self._decided(entry, (*self._without_finding(entry, missing), ()))
+
+    def _decided(self, entry: ClassEntity,
+                 verdict: tuple[str, str, tuple[str, ...]]) -> tuple[str, str, tuple[str, ...]]:
+        """An undecided verdict that the served forward decides after all: where it hands its
+        logits processor no aux hidden states on any path, no capture reaches the draft,
+        whatever the decoder (or the members) would do."""
+        if verdict[0] != UNKNOWN:
+            return verdict
+        place = self.chains.logits_without_aux(entry)
+        if place is None:
+            return verdict
+        return NOT_SUPPORTED, f"{verdict[1].split(';')[0]}; its forward {place} passes the logits processor no " \
+                              f"aux hidden states (nothing, or None, in their place), so the draft never gets them", ()
 
     def _chain(self, entry: ClassEntity, members: list[str],
                broken: list[Finding]) -> tuple[str, str, tuple[str, ...]]:

@@ -12,6 +12,7 @@ from conftest import FIXTURES
 
 from eaglelint.packs import select_interfaces
 from eaglelint.pipeline.support import (
+    DEPENDS,
     DRAFT,
     FIXABLE,
     IMPLEMENTABLE,
@@ -57,7 +58,12 @@ def fixture_rows():
     ("PooledOwnerModel", NOT_APPLICABLE),  # inherits the members; its forward asserts get_embedding
     ("PooledOnlyModel", NOT_APPLICABLE),  # returns a pooler's output, no logits processor call
     ("VersionDispatchVL", NOT_SUPPORTED),  # its __getattr__ forwards to a version model; none has the setter
-    ("MixedDispatchVL", UNKNOWN),  # one version it can build has both members: not decided
+    # one version it can build lacks both members, the other has them but its setter only raises
+    ("MixedDispatchVL", NOT_SUPPORTED),
+    # the checkpoint chooses the language model: some work after the fix, some do not
+    ("ArchChosenVL", DEPENDS),
+    ("VersionChosenVL", DEPENDS),  # its __getattr__ forwards to a version model, one of which can delegate
+    ("EveryChoiceCapturesVL", FIXABLE),  # every model it may hold has the members
     ("BidirectionalEmbeddingModel", NOT_APPLICABLE),  # a decoder with the setter that pools embeddings
     ("DualEncoderModel", NOT_APPLICABLE),  # holds a tower's inner model, read off the tower: no logits
     ("DeepGLMForCausalLM", NOT_SUPPORTED),  # its decoder two objects down collects nothing; no members
@@ -157,9 +163,15 @@ HAND_CHECKED = {
         "Qwen2MoeForCausalLM": IMPLEMENTABLE,  # has the setter, decoder returns aux states, no get_embed_and_head
         "OPTForCausalLM": NOT_SUPPORTED,  # OPTModel -> OPTDecoder never collects
         "Gemma3ForConditionalGeneration": NOT_SUPPORTED,  # its Gemma3ForCausalLM lacks both too
-        # registry lookup by the checkpoint's architecture: no member whichever registered text model
-        # it holds (llava.py 0.5.9 defines none), delegated with the raising style
-        "LlavaForConditionalGeneration": FIXABLE,
+        # registry lookup by the checkpoint's text config: no member whichever registered text model
+        # it holds (llava.py 0.5.9 defines none), delegated with the raising style; after the fix
+        # it works where that model has the members (LlamaForCausalLM, llama.py:749 and :778), not
+        # where it lacks them (OlmoForCausalLM, olmo.py)
+        "LlavaForConditionalGeneration": DEPENDS,
+        # __getattr__ forwards to self.minicpmv, one of MiniCPMV2_6, 4_0, 4_5 (minicpmv.py:1317),
+        # each holding as self.llm a model with both members (Qwen2ForCausalLM :890,
+        # LlamaForCausalLM :1048, Qwen3ForCausalLM :1206): the delegations `fix` writes on each do it
+        "MiniCPMV": FIXABLE,
         "DeepseekV3ForCausalLMNextN": DRAFT,
         # passes language_model_cls=Qwen3MoeLLMModel up, whose forward reads layers_to_capture; no members
         "Qwen3VLMoeForConditionalGeneration": IMPLEMENTABLE,
@@ -177,10 +189,14 @@ HAND_CHECKED = {
         "Qwen3_5ForConditionalGeneration": SUPPORTED,  # the setter marks the decoder's layers (since 0.5.22)
         "Qwen2ForRewardModel": NOT_APPLICABLE,  # a reward model: no logits processor
         "GPT2LMHeadModel": NOT_SUPPORTED,  # its decoder self.transformer (GPT2Model) collects nothing
-        "InternVLChatModel": FIXABLE,  # language_model chosen among *ForCausalLM that have both
-        # __getattr__ forwards to self.minicpmv, one of MiniCPMV2_6 .. MiniCPMV4_7: none defines the setter
-        "MiniCPMV": NOT_SUPPORTED,
-        "MiniCPMV4_6ForConditionalGeneration": NOT_SUPPORTED,
+        # language_model chosen by llm_config.architectures[0] (internvl.py:546-569): Qwen2, Qwen3,
+        # Qwen3Moe and GptOss ForCausalLM have both members, InternLM2ForCausalLM neither
+        "InternVLChatModel": DEPENDS,
+        # __getattr__ forwards to self.minicpmv, one of MiniCPMV2_6 .. MiniCPMV4_7: none defines the
+        # setter; delegations to self.llm make 2.6, 4.0 and 4.5 work, 4.6 and 4.7 still lack
+        # get_embed_and_head (tests/test_support_candidates.py has each)
+        "MiniCPMV": DEPENDS,
+        "MiniCPMV4_6ForConditionalGeneration": DEPENDS,
         "ChatGLMModel": NOT_SUPPORTED,  # self.transformer.encoder (GLMTransformer) never collects; no members
         "CLIPModel": NOT_APPLICABLE,  # text_model read off a CLIPTextModel: CLIPTextTransformer, a pooler only
         "Lfm2BidirectionalModel": NOT_APPLICABLE,  # Lfm2Model's layers, a pooler, forward asserts get_embedding

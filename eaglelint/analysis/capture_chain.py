@@ -194,6 +194,9 @@ class Chain:
     decoder: ClassEntity | None
     broken: tuple[Broken, ...]
     unknown: tuple[str, ...]
+    # where the member raises on purpose for every decoder it is bound to (the member rules
+    # judge that, not the links): the engine's call fails there
+    refuses: Place | None = None
 
     @property
     def holds(self) -> bool | None:
@@ -672,13 +675,17 @@ class CaptureChainAnalysis:
         broken: list[Broken] = list(problems)
         unknown: list[str] = []
         first: ClassEntity | None = None
+        raises: list[Place] = []
+        runs = 0
         for dpath, dcls, bound in decoders:
             first = first or dcls
             effect = self.effect(served, hook, bound)
             if effect is None:
                 continue
+            runs += 1
             unknown += effect.unknown
-            if effect.refuses:
+            if effect.raises is not None:
+                raises.append(effect.raises)
                 continue  # the member raises for this decoder on purpose: the member rules judge that
             for place, called, cls in effect.missing:
                 broken.append(Broken("c", f"{place} calls {called}, which {cls.qualname} does not have: the "
@@ -697,7 +704,8 @@ class CaptureChainAnalysis:
             found, undecided = self._links_fg(served, dpath, dcls, bound, effect, where)
             broken += found
             unknown += undecided
-        return Chain(served, hook, where, first, tuple(dict.fromkeys(broken)), tuple(dict.fromkeys(unknown)))
+        return Chain(served, hook, where, first, tuple(dict.fromkeys(broken)), tuple(dict.fromkeys(unknown)),
+                     raises[0] if raises and len(raises) == runs else None)
 
     def _link_none(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, bound: dict[Path_, ClassEntity],
                    hook: str, where: Place) -> tuple[list[Broken], list[str]]:

@@ -263,14 +263,36 @@ def _picked(resolver: Resolver, owner: ClassEntity, attr: str, path: tuple[str |
 
 
 
+def _registry_lookup(resolver: Resolver, cls: ClassEntity, candidates: list[ClassEntity]) -> bool:
+    """`self.<attr>` may be any registered text model: a registry lookup by a name the checkpoint
+    gives (Llava's `_get_sgl_model_cls(self.text_config, AutoModelForCausalLM)`)."""
+    return len(candidates) >= 2 and set(candidates) == set(text_models(resolver, cls.path))
+
+
+def registry_candidates(resolver: Resolver, cls: ClassEntity,
+                        candidates: list[ClassEntity]) -> list[tuple[ClassEntity, tuple[str, ...]]] | None:
+    """Where `self.<attr>` is such a registry lookup, the models a checkpoint can make it: the
+    registered classes transformers' causal-LM mapping gives for some text_config.model_type,
+    each with those model types, in the table's order. A name the mapping gives that no module
+    registers is no model: the class refuses such a checkpoint (llava.py `_get_sgl_model_cls`
+    raises). None where the candidates are not the registry's text models."""
+    if not _registry_lookup(resolver, cls, candidates):
+        return None
+    by_name = served(resolver, cls.path).by_name
+    out: dict[ClassEntity, list[str]] = {}
+    for model_type, arch in CAUSAL_LM_BY_MODEL_TYPE.items():
+        found = by_name.get(arch)
+        if found is not None:
+            out.setdefault(found, []).append(model_type)
+    return [(c, tuple(types)) for c, types in out.items()]
+
+
 def registry_pick(resolver: Resolver, cls: ClassEntity, attr: str, candidates: list[ClassEntity],
                   config: dict) -> Pick | None:
-    """Where `self.<attr>` may be any registered text model (a registry lookup by a name the
-    checkpoint gives: Llava's `_get_sgl_model_cls(self.text_config, AutoModelForCausalLM)`), the
-    one this config names: transformers' causal-LM class for `text_config.model_type`, then the
-    registry's class of that name. None where the candidates are not the registry's text models."""
-    texts = text_models(resolver, cls.path)
-    if len(candidates) < 2 or set(candidates) != set(texts):
+    """Where `self.<attr>` is a registry lookup (`_registry_lookup`), the one this config names:
+    transformers' causal-LM class for `text_config.model_type`, then the registry's class of
+    that name. None where the candidates are not the registry's text models."""
+    if not _registry_lookup(resolver, cls, candidates):
         return None
     holder = next((c for c in resolver.mro(cls) if resolver.assigns(c, attr)), cls)
     line = resolver.assigns(holder, attr)[0].line

@@ -23,30 +23,58 @@ if TYPE_CHECKING:
     from ..pipeline.checkpoint import Verdict
     from ..pipeline.support import Row
 
-COLORS = ("green", "yellow", "cyan", "red", "dim", "blue", "dim")  # one per support.STATUSES entry, in order
+# one per support.STATUSES entry, in order
+COLORS = ("green", "yellow", "cyan", "magenta", "red", "dim", "blue", "dim")
 COLUMNS = ("file", "class", "pack", "status", "detail")
 
 
-def _cells(row: Row) -> tuple[str, ...]:
-    return (display_path(row.path), row.entry, row.pack, row.status, row.detail)
+def _detail(row: Row, verbose: bool) -> str:
+    """The row's detail, and where the checkpoint chooses the model it holds, what the models
+    it may choose give after the fix."""
+    from ..pipeline.support import dependence
+
+    said = dependence(row, verbose)
+    return f"{row.detail}; {said}" if said else row.detail
 
 
-def write_markdown(rows: list[Row], out) -> None:
+def _cells(row: Row, verbose: bool = False) -> tuple[str, ...]:
+    return (display_path(row.path), row.entry, row.pack, row.status, _detail(row, verbose))
+
+
+def write_markdown(rows: list[Row], out, verbose: bool = False) -> None:
     out.write("| " + " | ".join(COLUMNS) + " |\n| " + " | ".join("---" for _ in COLUMNS) + " |\n")
     for row in rows:
-        cells = [c.replace("|", "\\|").replace("\n", " ") for c in _cells(row)]
+        cells = [c.replace("|", "\\|").replace("\n", " ") for c in _cells(row, verbose)]
         cells[0], cells[1] = f"`{cells[0]}`", f"`{cells[1]}`"
         out.write("| " + " | ".join(cells) + " |\n")
 
 
-def write_tsv(rows: list[Row], out) -> None:
+def write_tsv(rows: list[Row], out, verbose: bool = False) -> None:
     """One line per row, tab-separated, a header first: for cut, awk and spreadsheets."""
     out.write("\t".join(COLUMNS) + "\n")
     for row in rows:
-        out.write("\t".join(" ".join(c.split()) for c in _cells(row)) + "\n")
+        out.write("\t".join(" ".join(c.split()) for c in _cells(row, verbose)) + "\n")
 
 
-def write_table(rows: list[Row]) -> None:
+def rows_json(rows: list[Row], verbose: bool = False) -> list[dict]:
+    """One object per row; a row whose model the checkpoint chooses adds the attribute that holds
+    it and a verdict per model it may hold (`candidates`)."""
+    out = []
+    for r in rows:
+        item: dict = {"path": display_path(r.path), "class": r.entry, "pack": r.pack, "status": r.status,
+                      "detail": _detail(r, verbose)}
+        if r.candidates:
+            item["attribute"] = r.attribute
+            item["candidates"] = [
+                {"class": c.name, "path": display_path(c.path), "line": c.line, "status": c.status,
+                 "verdict": c.verdict, "reason": c.reason, **({"model_types": list(c.model_types)}
+                                                             if c.model_types else {})}
+                for c in r.candidates]
+        out.append(item)
+    return out
+
+
+def write_table(rows: list[Row], verbose: bool = False) -> None:
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -58,7 +86,7 @@ def write_table(rows: list[Row]) -> None:
     for column in COLUMNS:
         table.add_column(column, overflow="fold")  # a long file or class name wraps, never cut to "…"
     for row in rows:
-        cells = [escape(c) for c in _cells(row)]
+        cells = [escape(c) for c in _cells(row, verbose)]
         cells[3] = f"[{style[row.status]}]{cells[3]}[/]"
         table.add_row(*cells)
     console = Console(width=None if on_terminal(sys.stdout) else 240)  # asked for into a pipe: wide
@@ -141,9 +169,13 @@ def write_verdicts(verdicts: list[Verdict], checkpoint: Path | None) -> None:
                    "1 not supported, 4 unknown, 2 a config that cannot be read.")
 @click.option("--arch", metavar="NAME", help="The architecture to judge (as the config's architectures[0]); "
               "with --config, overrides it.")
-def support_cmd(paths, interface, output_format, checkpoint, arch):
+@click.option("--verbose", "-v", is_flag=True,
+              help="Where the checkpoint chooses a class's language model, name every model it may choose "
+                   "(without it, a group of more than 8 is counted).")
+def support_cmd(paths, interface, output_format, checkpoint, arch, verbose):
     """For every registered model class (each EntryClass entry) and pack: supported,
-    fixable gap (delegation), implementable (owner), not supported, or unknown (why).
+    fixable gap (delegation), implementable (owner), depends on checkpoint (which of the
+    models it may hold work after the fix), not supported, or unknown (why).
 
     \b
     Examples:
@@ -179,12 +211,11 @@ def support_cmd(paths, interface, output_format, checkpoint, arch):
 
     rows = support_matrix(list(paths), packs)
     if output_format == "json":
-        json.dump([{"path": display_path(r.path), "class": r.entry, "pack": r.pack, "status": r.status,
-                    "detail": r.detail} for r in rows], sys.stdout, indent=2)
+        json.dump(rows_json(rows, verbose), sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif output_format == "markdown" or output_format is None and not on_terminal(sys.stdout):
-        write_markdown(rows, sys.stdout)
+        write_markdown(rows, sys.stdout, verbose)
     elif output_format == "tsv":
-        write_tsv(rows, sys.stdout)
+        write_tsv(rows, sys.stdout, verbose)
     else:
-        write_table(rows)
+        write_table(rows, verbose)

@@ -16,36 +16,29 @@ from pathlib import Path
 from ..analysis.checkpoint import ARCHITECTURES, Pick, branch_pick, registry_pick, served_class
 from ..analysis.discover import discover
 from ..analysis.owners import OwnerAnalysis
-from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.served import REGISTRY_FILE, served
-from ..analysis.wrappers import wrapped_candidates
-from ..checks.owner import CODE as OWNER_CODE
 from ..checks.run import CheckOptions, check_files
 from ..findings import Finding
 from ..packs import Interface
 from .support import (
-    DRAFT,
-    FIXABLE,
-    IMPLEMENTABLE,
-    NOT_APPLICABLE,
-    NOT_SUPPORTED,
-    SUPPORTED,
-    UNKNOWN,
+    AFTER_FIX,
+    DEPENDS,
+    FAILS,
+    UNDECIDED,
+    WORKS,
     Judge,
     Row,
+    dependence,
     target_members,
 )
 
-WORKS = "supported"
-AFTER_FIX = "supported after `eaglelint fix --write`"
-FAILS = "not supported"
-UNDECIDED = "unknown"
+__all__ = ["AFTER_FIX", "EXIT_CODES", "FAILS", "UNDECIDED", "WORKS", "Verdict", "checkpoint_verdicts"]
+
 # exit codes of `support --config`: 2 stays the usage and configuration error of every command
 EXIT_CODES = {WORKS: 0, FAILS: 1, AFTER_FIX: 3, UNDECIDED: 4}
-_ORDER = (WORKS, AFTER_FIX, UNDECIDED, FAILS)  # the worse of two verdicts is the later
 # what `_normalize_archs` (models/registry.py) appends when no given architecture is registered
 FALLBACK_ARCH = "TransformersForCausalLM"
 
@@ -97,10 +90,13 @@ def _verdict(judge: Judge, registry_file: str, pack: Interface, config: dict, ar
     cls = served_class(judge.resolver, registry_file, name)
     if cls is None:
         return _unregistered(judge, registry_file, pack, name)
-    row = judge.row(cls, pack)
-    pick = _pick(judge, cls, row, config)
-    base = Verdict(pack.name, *_from_row(judge, row), name, row, pick, findings=_findings(judge, row))
+    row, shown = judge.row(cls, pack), judge.matrix_row(cls, pack)
+    pick = _pick(judge, cls, pack, config)
+    base = Verdict(pack.name, *judge.after_fix(cls, pack), name, shown, pick, findings=_findings(judge, row))
     if pick is None:
+        if shown.status == DEPENDS:  # chosen in a way the config is not read for (MiniCPMV's version table)
+            return _with(base, UNDECIDED, f"cannot tell which self.{shown.attribute} {cls.qualname} builds for this "
+                                          f"config: {dependence(shown, verbose=True)}")
         return base
     where = f"{os.path.basename(pick.path)}:{pick.line}"
     said = f"{pick.key} = {pick.value!r}"
@@ -111,16 +107,12 @@ def _verdict(judge: Judge, registry_file: str, pack: Interface, config: dict, ar
         return _with(base, FAILS, f"{cls.qualname} refuses {said} ({where}){': ' + pick.why if pick.why else ''}")
     if pick.cls is None:
         return _with(base, UNDECIDED, f"cannot tell which {pick.attr} {cls.qualname} builds for {said}: {pick.why}")
-    held = judge.row(pick.cls, pack)
-    held_status, held_reason = _from_row(judge, held)
-    wrapper_status = base.status if row.codes or row.status not in (UNKNOWN, NOT_SUPPORTED) else WORKS
-    status = max(wrapper_status, held_status, key=_ORDER.index)
+    found = judge.with_held(cls, pick.cls, pack)
+    held = found.held
     picked = f"for {said} ({where}) it holds {pick.cls.qualname} as self.{pick.attr}"
-    if status == held_status and held_status != WORKS:
-        reason = f"{picked}, and {pick.cls.qualname} is {held.status}: {held_reason}"
-    else:
-        reason = f"{picked} ({held.status}); {cls.qualname}: {base.reason}"
-    return Verdict(pack.name, status, reason, name, row, pick, held, base.findings + _findings(judge, held))
+    reason = f"{picked}, and {pick.cls.qualname} is {held.status}: {found.held_reason}" if found.held_decides \
+        else f"{picked} ({held.status}); {cls.qualname}: {found.own_reason}"
+    return Verdict(pack.name, found.status, reason, name, shown, pick, held, base.findings + _findings(judge, held))
 
 
 def _with(verdict: Verdict, status: str, reason: str) -> Verdict:
@@ -128,41 +120,19 @@ def _with(verdict: Verdict, status: str, reason: str) -> Verdict:
                    findings=verdict.findings)
 
 
-def _pick(judge: Judge, cls: ClassEntity, row: Row, config: dict) -> Pick | None:
-    """What the served class holds for this config, where its __init__ chooses by the config:
-    under the attribute its findings delegate to, else the default one."""
+def _pick(judge: Judge, cls: ClassEntity, pack: Interface, config: dict) -> Pick | None:
+    """What the served class holds for this config, where its __init__ chooses by the config
+    among the models the matrix's row judges (Judge.held_choice)."""
+    choice = judge.held_choice(cls, pack)
+    if choice is None:
+        return None  # one model whatever the checkpoint: the row says it all
+    attr, candidates = choice
     resolver = judge.resolver
-    attrs = [f.wrapper_attribute for f in _findings(judge, row)] + [DEFAULT_HELD_ATTR]
-    for attr in dict.fromkeys(a for a in attrs if a):
-        if not any(resolver.assigns(c, attr) for c in resolver.mro(cls)):
-            continue
-        holder = next(c for c in resolver.mro(cls) if resolver.assigns(c, attr))
-        candidates, _ = wrapped_candidates(resolver, holder, attr)
-        if len(candidates) < 2:
-            continue  # one model whatever the checkpoint: the row says it all
-        return branch_pick(resolver, cls, attr, config) or registry_pick(resolver, cls, attr, candidates, config)
-    return None
+    return branch_pick(resolver, cls, attr, config) or registry_pick(resolver, cls, attr, candidates, config)
 
 
 def _findings(judge: Judge, row: Row) -> tuple[Finding, ...]:
-    return tuple(f for f in judge.by_class.get((row.path, row.entry), []) if f.code in row.codes)
-
-
-def _from_row(judge: Judge, row: Row) -> tuple[str, str]:
-    """A matrix row as a deployment's answer: fixable only where every finding it rests on is
-    one `fix --write` writes."""
-    if row.status == SUPPORTED:
-        return WORKS, row.detail
-    if row.status in (FIXABLE, IMPLEMENTABLE):
-        found = _findings(judge, row)
-        if found and all(f.fixable for f in found) and (row.status == FIXABLE or OWNER_CODE in row.codes):
-            return AFTER_FIX, f"{row.status}: {row.detail}"
-        return FAILS, f"{row.status}, no automatic fix: {row.detail}"
-    if row.status == UNKNOWN:
-        return UNDECIDED, row.detail
-    if row.status in (DRAFT, NOT_APPLICABLE):
-        return FAILS, f"{row.status}: {row.detail}"
-    return FAILS, row.detail
+    return tuple(judge.findings_of(row))
 
 
 def _unregistered(judge: Judge, registry_file: str, pack: Interface, name: str) -> Verdict:

@@ -13,13 +13,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..analysis.capture_chain import HEAD, LAYER_CONTAINER, LOGITS, CaptureChainAnalysis
+from ..analysis.checkpoint import registry_candidates
 from ..analysis.choices import held_classes
 from ..analysis.discover import discover
 from ..analysis.drafts import is_draft
 from ..analysis.forwarding import forwarded
 from ..analysis.owners import OwnerAnalysis
+from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.presence import has_member, presence
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
@@ -38,12 +41,38 @@ from ..packs import Interface, InterfaceMethod, load_codes
 SUPPORTED = "supported"
 FIXABLE = "fixable gap (delegation)"
 IMPLEMENTABLE = "implementable (owner)"
+DEPENDS = "depends on checkpoint"
 NOT_SUPPORTED = "not supported"
 UNKNOWN = "unknown"
 DRAFT = "draft model"
 NOT_APPLICABLE = "not applicable"
-STATUSES = (SUPPORTED, FIXABLE, IMPLEMENTABLE, NOT_SUPPORTED, UNKNOWN, DRAFT, NOT_APPLICABLE)
+STATUSES = (SUPPORTED, FIXABLE, IMPLEMENTABLE, DEPENDS, NOT_SUPPORTED, UNKNOWN, DRAFT, NOT_APPLICABLE)
 DELEGATION_CODES = (SEVERITY_BY_CALLED_ON["target"], OPTIONAL_CODE)
+
+# A deployment's answer for a class, or for one model a class may hold: what `support --config`
+# says, and what each candidate of a row that depends on the checkpoint says
+WORKS = "supported"
+AFTER_FIX = "supported after `eaglelint fix --write`"
+FAILS = "not supported"
+UNDECIDED = "unknown"
+VERDICTS = (WORKS, AFTER_FIX, UNDECIDED, FAILS)  # the worse of two verdicts is the later
+# candidates named in a row's detail without --verbose; more are counted
+NAMED_CANDIDATES = 8
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One model a class may hold, chosen by the checkpoint, and the verdict for a checkpoint
+    that gives it: the class's own row and the candidate's, each after `eaglelint fix --write`
+    (what `support --config` answers for such a checkpoint)."""
+
+    path: str  # absolute, as Row.path
+    name: str
+    line: int
+    status: str  # the candidate's own matrix row
+    verdict: str  # one of VERDICTS
+    reason: str
+    model_types: tuple[str, ...] = ()  # for a registry lookup: the text_config.model_type values that give it
 
 
 @dataclass(frozen=True)
@@ -56,6 +85,22 @@ class Row:
     # the codes of `check`'s findings for this class that the verdict rests on (a broken capture
     # chain: those of its links): what to act on, and what a test holds the row to
     codes: tuple[str, ...] = ()
+    # where the class's model is chosen by the checkpoint among several: the attribute that
+    # holds it, and a verdict per model it may be (the status then says what they share, or
+    # DEPENDS)
+    attribute: str = ""
+    candidates: tuple[Candidate, ...] = ()
+
+
+class HeldVerdict(NamedTuple):
+    """Judge.with_held's answer: the verdict, the held model's row and why, the holding class's
+    own reason, and whether the held model decides (it is the worse, and not supported)."""
+
+    status: str
+    held: Row
+    held_reason: str
+    own_reason: str
+    held_decides: bool
 
 
 def support_matrix(paths: list[Path], packs: list[Interface], project: Project | None = None) -> list[Row]:
@@ -90,8 +135,30 @@ def _rows(files: list[Path], packs: list[Interface], project: Project, findings:
             for entry in entries:
                 if entry not in seen:
                     seen.add(entry)
-                    rows += [judge.row(entry, pack) for pack in packs]
+                    rows += [judge.matrix_row(entry, pack) for pack in packs]
     return rows
+
+
+def dependence(row: Row, verbose: bool = False) -> str:
+    """What a row's candidates say, for its detail: how many of the models the checkpoint may
+    make self.<attr> work after `eaglelint fix --write`, how many do not, how many are unknown;
+    each group named where it has at most NAMED_CANDIDATES models, every one with verbose."""
+    if not row.candidates:
+        return ""
+    groups = (("work", (WORKS, AFTER_FIX)), ("do not", (FAILS,)), ("unknown", (UNDECIDED,)))
+    said, counted = [], False
+    for label, verdicts in groups:
+        names = [c.name for c in row.candidates if c.verdict in verdicts]
+        if not names:
+            continue
+        if verbose or len(names) <= NAMED_CANDIDATES:
+            said.append(f"{len(names)} {label} ({', '.join(names)})")
+        else:
+            said.append(f"{len(names)} {label}")
+            counted = True
+    more = " (--verbose names them)" if counted else ""
+    return f"the checkpoint chooses self.{row.attribute} among {len(row.candidates)} models; after " \
+           f"`eaglelint fix --write` {', '.join(said)}{more}"
 
 
 def _codes(findings: list[Finding]) -> tuple[str, ...]:
@@ -116,10 +183,119 @@ class Judge:
                 name, _, where = label.partition(" (")
                 path = os.path.join(os.path.dirname(os.path.abspath(f.path)), where[:-1]) if where else f.path
                 self.by_class.setdefault((os.path.abspath(path), name), []).append(f)
+        self._rows: dict[tuple[ClassEntity, str], Row] = {}
 
     def row(self, entry: ClassEntity, pack: Interface) -> Row:
-        status, detail, codes = self.verdict(entry, pack)
-        return Row(os.path.abspath(entry.path), entry.qualname, pack.name, status, detail, codes)
+        """The class's own row: what it lacks and what fills it, the model it holds judged only
+        as far as the class's own gap needs (memoised: a held model is judged once for every
+        class that may hold it)."""
+        key = (entry, pack.name)
+        if key not in self._rows:
+            status, detail, codes = self.verdict(entry, pack)
+            self._rows[key] = Row(os.path.abspath(entry.path), entry.qualname, pack.name, status, detail, codes)
+        return self._rows[key]
+
+    def findings_of(self, row: Row) -> list[Finding]:
+        """The findings of `row`'s class that its verdict rests on."""
+        return [f for f in self.by_class.get((row.path, row.entry), []) if f.code in row.codes]
+
+    def matrix_row(self, entry: ClassEntity, pack: Interface) -> Row:
+        """The matrix's row: the class's own, and where the model it holds is chosen by the
+        checkpoint among several, a verdict per model it may hold. Their verdicts decide the
+        status where they differ from the class's own: all supported (after the fix) keeps a
+        supported or fixable status, all not supported or all unknown say so, a mix is DEPENDS."""
+        row = self.row(entry, pack)
+        if row.status in (DRAFT, NOT_APPLICABLE) or row.status == UNKNOWN and row.codes:
+            return row
+        choice = self.held_choice(entry, pack)
+        if choice is None:
+            return row
+        attr, classes = choice
+        options = registry_candidates(self.resolver, entry, classes)
+        if options is None:
+            options = [(c, ()) for c in classes]
+        if len(options) < 2:
+            return row  # one model a checkpoint can give, or none: the class's own row says it
+        candidates = tuple(self.candidate(entry, held, pack, types) for held, types in options)
+        verdicts = {c.verdict for c in candidates}
+        status = row.status
+        if verdicts <= {WORKS, AFTER_FIX}:
+            if status not in (SUPPORTED, FIXABLE, IMPLEMENTABLE):
+                status = SUPPORTED if verdicts == {WORKS} else FIXABLE
+        elif verdicts == {FAILS}:
+            status = NOT_SUPPORTED
+        elif verdicts == {UNDECIDED}:
+            status = UNKNOWN
+        else:
+            status = DEPENDS
+        return Row(row.path, row.entry, row.pack, status, row.detail, row.codes, attr, candidates)
+
+    def held_choice(self, entry: ClassEntity, pack: Interface) -> tuple[str, list[ClassEntity]] | None:
+        """Where entry holds one of several models, chosen when it is built (by its config: an
+        if/elif chain, a registry lookup, a version table): the attribute, and the classes it
+        may hold there. The attribute is the one its findings delegate to, else
+        `language_model`, else the one its `__getattr__` forwards the pack's members to (a
+        dispatcher: MiniCPMV builds one model per checkpoint version and forwards to it)."""
+        resolver = self.resolver
+        members = [m.name for m in target_members(pack)]
+        attrs = [f.wrapper_attribute for f in self.findings_of(self.row(entry, pack))]
+        attrs += [DEFAULT_HELD_ATTR, self._forwarded_attr(entry, members)]
+        for attr in dict.fromkeys(a for a in attrs if a):
+            holder = next((c for c in resolver.mro(entry) if resolver.assigns(c, attr)), None)
+            if holder is None:
+                continue
+            classes, _ = wrapped_candidates(resolver, holder, attr)
+            if len(classes) >= 2:
+                return attr, classes
+        return None
+
+    def candidate(self, entry: ClassEntity, held: ClassEntity, pack: Interface,
+                  model_types: tuple[str, ...] = ()) -> Candidate:
+        """The verdict for a checkpoint for which entry holds `held`."""
+        found = self.with_held(entry, held, pack)
+        why = f"{held.qualname}: {found.held_reason}" if found.held_decides else \
+            f"{held.qualname} ({found.held.status}); {entry.qualname}: {found.own_reason}"
+        return Candidate(os.path.abspath(held.path), held.qualname, self.resolver.info(held).line, found.held.status,
+                         found.status, why, model_types)
+
+    def with_held(self, entry: ClassEntity, held: ClassEntity, pack: Interface) -> HeldVerdict:
+        """The verdict where entry holds `held`: the worse of the two rows after the fix. A class
+        whose own row judged the models it may hold (not supported or unknown, with no finding
+        of its own) leaves the verdict to the one held."""
+        row, held_row = self.row(entry, pack), self.row(held, pack)
+        own, own_reason = self.after_fix(entry, pack)
+        held_status, held_reason = self.after_fix(held, pack)
+        if not row.codes and row.status in (UNKNOWN, NOT_SUPPORTED):
+            own = WORKS
+        status = max(own, held_status, key=VERDICTS.index)
+        return HeldVerdict(status, held_row, held_reason, own_reason, status == held_status != WORKS)
+
+    def after_fix(self, entry: ClassEntity, pack: Interface) -> tuple[str, str]:
+        """The class's own row as a deployment's answer: supported after the fix only where
+        every finding it rests on is one `fix --write` writes, and the members those write are
+        all it lacks."""
+        row = self.row(entry, pack)
+        if row.status == SUPPORTED:
+            refused = self._refused(entry, pack)
+            if refused is not None:
+                return FAILS, f"{row.detail}, but {refused} raises on every path: the engine's call fails"
+            return WORKS, row.detail
+        if row.status in (FIXABLE, IMPLEMENTABLE):
+            found = self.findings_of(row)
+            if found and all(f.fixable for f in found) and (row.status == FIXABLE or OWNER_CODE in row.codes):
+                written = {f.method for f in found}
+                left = [m.name for m in target_members(pack)
+                        if m.name not in written and not has_member(self.resolver, entry, m.name)]
+                if left:
+                    return FAILS, f"{row.status}, but no fix writes {', '.join(left)}, which it lacks too: " \
+                                  f"{row.detail}"
+                return AFTER_FIX, f"{row.status}: {row.detail}"
+            return FAILS, f"{row.status}, no automatic fix: {row.detail}"
+        if row.status == UNKNOWN:
+            return UNDECIDED, row.detail
+        if row.status in (DRAFT, NOT_APPLICABLE):
+            return FAILS, f"{row.status}: {row.detail}"
+        return FAILS, row.detail
 
     def verdict(self, entry: ClassEntity, pack: Interface) -> tuple[str, str, tuple[str, ...]]:
         """The status, why, and the codes of the findings it rests on."""
@@ -278,12 +454,9 @@ class Judge:
         (MiniCPMV builds one per checkpoint version): the engine's call reaches that model, so
         when no model it can build has them, the call raises whichever it builds."""
         resolver = self.resolver
-        getattr_ = resolver.find_member(entry, "__getattr__")
-        node = resolver.info(getattr_.owner).getattr_forwards if getattr_ is not None else None
-        targets = {forwarded(node, m) for m in missing} if node is not None else set()
-        if len(targets) != 1 or next(iter(targets))[0] != "forward":
+        attr = self._forwarded_attr(entry, missing)
+        if attr is None:
             return None
-        attr = next(iter(targets))[1]
         holder = next((c for c in resolver.mro(entry) if attr in resolver.info(c).self_assigns), None)
         if holder is None:
             return None
@@ -299,6 +472,25 @@ class Judge:
                                   f"and every model it can build there lacks one: " \
                                   f"{', '.join(c.qualname for c in classes)}"
         return None
+
+    def _refused(self, entry: ClassEntity, pack: Interface) -> str | None:
+        """Where a capture member of the pack raises on purpose whatever decoder it is bound to
+        (a version that writes the member only to refuse): the member the row found present
+        fails the engine's call."""
+        for member in target_members(pack):
+            chain = self.chains.chain(entry, member.name) if member.name in CAPTURES else None
+            if chain is not None and chain.refuses is not None:
+                return str(chain.refuses)
+        return None
+
+    def _forwarded_attr(self, entry: ClassEntity, members: list[str]) -> str | None:
+        """The one attribute entry's `__getattr__` forwards all of `members` to, if so."""
+        getattr_ = self.resolver.find_member(entry, "__getattr__")
+        node = self.resolver.info(getattr_.owner).getattr_forwards if getattr_ is not None else None
+        targets = {forwarded(node, m) for m in members} if node is not None else set()
+        if len(targets) != 1 or next(iter(targets))[0] != "forward":
+            return None
+        return next(iter(targets))[1]
 
     def _other_decoder(self, entry: ClassEntity, lacks: str) -> tuple[str, str]:
         """A decoder held under another attribute (`self.transformer`): found by what it is."""

@@ -235,6 +235,11 @@ class Resolver:
                 mod = self.module(cls.path)
                 if mod is not None and nested in mod.classes:
                     return [ClassEntity(cls.path, nested)]
+                if isinstance(base, InstanceEntity):  # an attribute its methods set (`self.thinker.language_model`)
+                    for c in self.mro(cls):
+                        assigns = self.assigns(c, name)
+                        if assigns:
+                            return [e for a in assigns for v in a.values for e in self.evaluate(v, c.path, cls, depth)]
                 return [Unknown(f"{cls.qualname} has no '{name}'")]
             if found.function is not None:
                 return [FunctionEntity(found.owner.path, name, found.owner.qualname, cls)]

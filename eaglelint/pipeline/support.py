@@ -23,6 +23,8 @@ from ..analysis.presence import has_member, presence
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft
+from ..analysis.served import module_entries
+from ..analysis.summary import ModuleSummary
 from ..analysis.wrappers import wrapped_candidates
 from ..checks.aux import CAPTURES
 from ..checks.chain import CODE_BY_LINK
@@ -91,7 +93,18 @@ def _rows(files: list[Path], packs: list[Interface], project: Project, findings:
                 if entry not in seen:
                     seen.add(entry)
                     rows += [judge.row(entry, pack) for pack in packs]
+        if mod is not None and _grown(mod):  # `EntryClass += [...]`, `+= other.EntryClass`: the classes it adds
+            for entry in module_entries(resolver, mod, project.raw(path), []):
+                if entry not in seen:
+                    seen.add(entry)
+                    rows += [judge.row(entry, pack) for pack in packs]
     return rows
+
+
+def _grown(mod: ModuleSummary) -> bool:
+    """The module's EntryClass is more than its first assignment (`+=`, `.append`, `[A] + B`),
+    whose names alone `entry_classes` holds."""
+    return len(mod.entry_refs) > 1
 
 
 def _codes(findings: list[Finding]) -> tuple[str, ...]:

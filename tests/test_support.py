@@ -163,6 +163,11 @@ HAND_CHECKED = {
         "ChatGLMModel": NOT_SUPPORTED,  # self.transformer.encoder (GLMTransformer) never collects; no members
         "CLIPModel": NOT_APPLICABLE,  # text_model read off a CLIPTextModel: CLIPTextTransformer, a pooler only
         "Lfm2BidirectionalModel": NOT_APPLICABLE,  # Lfm2Model's layers, a pooler, forward asserts get_embedding
+        # dots3_common/modeling.py: self.model is a property reading self.thinker.language_model.model, a
+        # Dots3Model whose forward collects nothing; no class on the way has set_eagle3_layers_to_capture
+        "Dots3NoteForCausalLM": NOT_SUPPORTED,
+        # gemma3n_mm.py: an owner of self.language_model = Gemma3nTextModel (layers, no head), which collects nothing
+        "Gemma3nForConditionalGeneration": NOT_SUPPORTED,
     },
 }
 

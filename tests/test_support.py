@@ -216,6 +216,8 @@ HAND_CHECKED = {
         # dots3_common/modeling.py: self.thinker.language_model.model is a Dots3Model, whose forward
         # returns hidden_states alone; no class there defines set_eagle3_layers_to_capture
         "Dots3NoteForCausalLM": NOT_SUPPORTED,
+        # gemma3n_mm.py: an owner of self.language_model = Gemma3nTextModel (layers, no head), which collects nothing
+        "Gemma3nForConditionalGeneration": NOT_SUPPORTED,
     },
 }
 

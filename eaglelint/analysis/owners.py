@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from .capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
 from .class_body import class_node
 from .exprs import expression_refs
+from .prefilter import DEFAULT_HELD_ATTR
 from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
 from .served import HEAD, LOGITS
@@ -30,9 +31,12 @@ from .sources import SourceError, split_lines
 from .summary import LazyClasses
 
 OWNER_MEMBERS = (CAPTURE_HOOK, "get_embed_and_head")  # what an owner writes itself, in this order
-# Attributes that hold an owner's decoder. A later discovery by what a class holds
-# (not by the attribute's name) can widen this without touching the rest.
-DECODER_ATTRS = ("model",)
+# Attributes that may hold an owner's decoder (a pre-filter: what the attribute holds decides).
+# `model` holds a decoder in an owner and a whole language model in a wrapper (`_owner` tells
+# them apart); `language_model` holds a whole language model in most wrappers, and a decoder
+# (layers, no head) in an owner such as Gemma-4's, which is an owner only where every class
+# it may hold there is resolved and is such a decoder.
+DECODER_ATTRS = ("model", DEFAULT_HELD_ATTR)
 # the engine's argument asking a forward for embeddings (model_runner passes it False to generate)
 EMBEDDING_ARG = "get_embedding"
 
@@ -190,8 +194,15 @@ class OwnerAnalysis:
             for attr in DECODER_ATTRS:
                 if attr in info.self_assigns:
                     owner = self._owner(c, attr, cls)
+                    if attr != DECODER_ATTRS[0] and not (owner and self._holds_decoders_only(owner)):
+                        continue  # a wrapper's language model, or one eaglelint cannot tell from it
                     return replace(owner, head=head) if owner else None
         return None
+
+    def _holds_decoders_only(self, owner: Owner) -> bool:
+        """Every class the attribute may hold is resolved, and each is a decoder (layers, no head)."""
+        return bool(owner.decoders) and not owner.unresolved and not owner.parameter \
+            and all(self.chains.is_decoder(d.cls) for d in owner.decoders)
 
     def _owner(self, cls: ClassEntity, attr: str, instance: ClassEntity) -> Owner | None:
         """cls's self.<attr>, in an instance of `instance` (a subclass may pass another class)."""

@@ -11,7 +11,10 @@ are read (for the held class as for the wrapper); one that cannot be read, or a
 
 from __future__ import annotations
 
+import os
+
 from .forwarding import forwarded
+from .refs import Ref
 from .resolve import ClassEntity, FunctionEntity, Member, Resolver, Unknown
 
 # class decorators that add no methods to a class
@@ -49,7 +52,8 @@ def presence(resolver: Resolver, cls: ClassEntity, name: str, attr: str) -> bool
     What is added after the body is read where it can be (has_member); an addition whose
     name cannot be read, or a decorator that cannot be, leaves the answer unknown."""
     if has_member(resolver, cls, name):
-        return True
+        chosen = base_choice(resolver, cls, name)
+        return True if chosen is None else chosen
     member = resolver.find_member(cls, "__getattr__")
     node = resolver.info(member.owner).getattr_forwards if member is not None else None
     outcome = forwarded(node, name) if node is not None else ("refuse", "")
@@ -67,6 +71,46 @@ def presence(resolver: Resolver, cls: ClassEntity, name: str, attr: str) -> bool
     if outcome[0] == "unknown":
         return Unknown(f"cannot tell whether its __getattr__ forwards {name}: {outcome[1]}")
     return False
+
+
+def base_choice(resolver: Resolver, cls: ClassEntity, name: str) -> Unknown | None:
+    """Unknown where cls gets `name` only from a base chosen when its module runs, and only some
+    of the classes it may be have it: a base named by a module-level name bound to several
+    classes (`Base = A if hasattr(LM, "x") else B`, `if os.environ.get(...): Base = A` / `else:
+    Base = B`). The MRO holds every such class (resolve.py), so `has_member` finds the name in
+    any of them; the engine sees one. Where every possibility has it, or none does, the answer
+    stands as it is (a finding is then a proof whichever is chosen)."""
+    mro = resolver.mro(cls)
+    for c in mro:
+        for ref in resolver.base_refs(c):
+            found = resolver.evaluate(ref, c.path)
+            choices = list(dict.fromkeys(e for e in found if isinstance(e, ClassEntity) and e != c))
+            if len(choices) < 2:
+                continue
+            reached = [set(resolver.mro(choice)) for choice in choices]
+            only_chosen = set().union(*reached) - reached[0].intersection(*reached[1:])
+            if any(_binds(resolver, k, name) for k in mro if k not in only_chosen):
+                return None  # given by cls, a class between, or a base every choice shares
+            having = [choice for choice in choices if has_member(resolver, choice, name)]
+            if having and len(having) < len(choices):
+                lacking = [choice.qualname for choice in choices if choice not in having]
+                return Unknown(f"the base {_spelled(ref)} of {c.qualname} is chosen when {os.path.basename(c.path)} "
+                               f"runs: {', '.join(h.qualname for h in having)} has {name}, "
+                               f"{', '.join(lacking)} lacks it")
+    return None
+
+
+def _binds(resolver: Resolver, cls: ClassEntity, name: str) -> bool:
+    """cls's own body defines or binds `name`, or a method assigns `self.<name>`."""
+    if not resolver.may_bind(cls, name):
+        return False
+    info = resolver.info(cls)
+    return name in info.methods or name in info.attrs or name in info.self_assigns
+
+
+def _spelled(ref: Ref) -> str:
+    return ref.name if ref.kind == "name" else f"{_spelled(ref.args[0])}.{ref.name}" \
+        if ref.kind == "attr" and ref.args else "..."
 
 
 def _adds(resolver: Resolver, cls: ClassEntity, decorator: str) -> tuple[str, ...] | None:

@@ -31,7 +31,7 @@ from .entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
 from .prefilter import DEFAULT_HELD_ATTR
 from .roles import is_draft_name
 from .sources import SourceError
-from .summary import ENTRY, LazyClasses
+from .summary import ENTRY, LazyClasses, ModuleSummary
 
 if TYPE_CHECKING:
     from .project import Project
@@ -139,15 +139,22 @@ def read_registry(resolver: Resolver, root: Path, from_bytes: bool = True) -> Se
         mod = resolver.module(str(path))
         if mod is None:
             continue  # the registry logs the import error and goes on
-        if mod.entry_refs:
-            found = [e for r in mod.entry_refs for e in resolver.evaluate(r, mod.path)]
-        else:  # bound by an import (`from .x import EntryClass`, a star import), if at all
-            found = [e for e in resolver.lookup(mod.path, ENTRY)
-                     if not (isinstance(e, Unknown) and ENTRY_BYTES not in raw)]
-        for cls in _classes(resolver, found, out.unread, name):
+        for cls in module_entries(resolver, mod, raw, out.unread):
             out.by_name.setdefault(cls.qualname.rsplit(".", 1)[-1], cls)
     out.classes = frozenset(out.by_name.values())
     return out
+
+
+def module_entries(resolver: Resolver, mod: ModuleSummary, raw: bytes, unread: list[str]) -> list[ClassEntity]:
+    """The classes one module's `EntryClass` holds once the module has run: its first value and
+    every `+=`, `.append`, `.extend` after it (`EntryClass += other.EntryClass` included),
+    evaluated; why some could not be read goes to `unread`."""
+    if mod.entry_refs:
+        found = [e for r in mod.entry_refs for e in resolver.evaluate(r, mod.path)]
+    else:  # bound by an import (`from .x import EntryClass`, a star import), if at all
+        found = [e for e in resolver.lookup(mod.path, ENTRY)
+                 if not (isinstance(e, Unknown) and ENTRY_BYTES not in raw)]
+    return _classes(resolver, found, unread, Path(mod.path).name)
 
 
 _CLASS_AT_0 = re.compile(rb"\nclass[ \t]+(\w+)")

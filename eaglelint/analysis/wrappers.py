@@ -16,8 +16,18 @@ from .summary import mentions
 def wrapped_candidates(resolver: Resolver, wrapper: ClassEntity, attr: str) -> tuple[list[ClassEntity], list[str]]:
     """Classes `self.<attr>` may hold in an instance of wrapper (choices.py: the first
     assignment up the MRO, with the subclass's own class attributes, builders and
-    constructor arguments), and why the rest could not be resolved."""
-    return held_classes(resolver, wrapper, attr)
+    constructor arguments), and why the rest could not be resolved. A dotted `attr`
+    (`thinker.language_model`, a model held by what the wrapper holds) is followed part by part."""
+    first, _, rest = attr.partition(".")
+    classes, reasons = held_classes(resolver, wrapper, first)
+    if not rest:
+        return classes, reasons
+    out: list[ClassEntity] = []
+    for held in classes:
+        found, why = wrapped_candidates(resolver, held, rest)
+        out += [c for c in found if c not in out]
+        reasons += why
+    return out, reasons
 
 
 def is_component(resolver: Resolver, cls: ClassEntity) -> bool:

@@ -31,7 +31,7 @@ from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft_name
-from ..analysis.served import EMBED_AND_HEAD, HEAD, LOGITS
+from ..analysis.served import EMBED_AND_HEAD, HEAD, LOGITS, is_served
 from ..analysis.sources import SourceError
 from ..analysis.summary import ClassInfo
 from ..analysis.textscan import Anchored
@@ -77,6 +77,9 @@ class HeldIndex:
         self.complete_drafts = frozenset(set.intersection(*(defines[m] for m in draft_members))) \
             if draft_members else frozenset()
         self.any_provider = self.providers | self.draft_providers
+        # classes of the given files seen assigning a provider to an attribute (attrs() notes them):
+        # a class that holds one of these holds a language model two objects down (deep_attrs)
+        self.holders: dict[bytes, None] = {}
 
     def attrs(self, path: Path, raw: bytes) -> tuple[str, ...]:
         """Attributes the file assigns a call of a provider class, or of a builder method
@@ -120,7 +123,26 @@ class HeldIndex:
                 providers = self.draft_providers
             if held & providers:
                 out[attr.decode()] = None
+                if owner is not None and owner[0] not in providers:
+                    self.holders[owner[0]] = None
         return tuple(out)
+
+    def every_attrs(self, raws: dict[Path, bytes]) -> list[tuple[Path, bytes, tuple[str, ...]]]:
+        """Each file with its attrs(), and its deep_attrs() once every file has been read."""
+        found = [(path, raw, self.attrs(path, raw)) for path, raw in raws.items()]
+        if not self.holders:
+            return found
+        return [(path, raw, tuple(dict.fromkeys(attrs + self.deep_attrs(path, raw)))) for path, raw, attrs in found]
+
+    def deep_attrs(self, path: Path, raw: bytes) -> tuple[str, ...]:
+        """Attributes the file assigns a call of a holder class (one that attrs() found assigning a
+        language model itself: dots.note.omni's `self.thinker`, whose `self.language_model` is
+        the model). Call it once attrs() has read every given file; a file that names no holder
+        is not searched."""
+        if not any(name in raw for name in self.holders):
+            return ()
+        return tuple(dict.fromkeys(m["attr"].decode() for m in _ASSIGN.finditer(raw)
+                                   if m["callee"].rsplit(b".", 1)[-1] in self.holders))
 
     def _built(self, raw: bytes, method: bytes, top: frozenset[bytes], depth: int = 0) -> set[bytes]:
         """The provider classes that the file's functions or methods named `method` call,
@@ -177,6 +199,22 @@ def holds_language_model(resolver: Resolver, cls: ClassEntity, attr: str, member
     return memo[key]
 
 
+def holds_held_model(resolver: Resolver, cls: ClassEntity, attr: str, members: tuple[str, ...]) -> bool:
+    """`self.<attr>` may hold a class that is no language model itself but holds one in turn (a
+    thinker whose `self.language_model` is the model): the engine's calls reach that model only
+    through cls, so cls is its wrapper. A held class that is served itself is left out: it gets
+    the members as a wrapper of its own, and cls then delegates to it."""
+    classes, _ = wrapped_candidates(resolver, cls, attr)
+    analysis = owner_analysis(resolver)
+    for held in classes:
+        if _has_head(resolver, analysis, held) or is_served(resolver, held):
+            continue
+        inner = dict.fromkeys(a for c in resolver.mro(held) for a in resolver.info(c).self_assigns)
+        if any(a != attr and holds_language_model(resolver, held, a, members) for a in inner):
+            return True
+    return False
+
+
 def _has_head(resolver: Resolver, analysis: OwnerAnalysis, cls: ClassEntity) -> bool:
     """A language model: a `*ForCausalLM`, or a class that owns `lm_head` or gives out its
     embedding and head. A decoder (Qwen2MoeModel, which defines the EAGLE-3 setter) has none;
@@ -195,6 +233,9 @@ def held_wrapper(resolver: Resolver, cls: ClassEntity, info: ClassInfo, by_name:
     if attr is None:
         attr = next((a for a in held if a in info.self_assigns
                      and holds_language_model(resolver, cls, a, members)), None)
+    if attr is None:
+        attr = next((a for a in held if a in info.self_assigns
+                     and holds_held_model(resolver, cls, a, members)), None)
     if attr is None:
         # (not an attribute held by name: its base is a wrapper whatever it holds, and judges them)
         attr = next((a for a in held if a not in by_name and _chosen_here(resolver, cls, a, members)), None)

@@ -76,6 +76,7 @@ class ClassIndex:
         self.by_path: dict[Path, list[tuple[bytes, int, int]]] = {}
         self.bodies: dict[bytes, list[tuple[Path, int, int]]] = {}
         self.subclasses: dict[bytes, list[tuple[bytes, Path]]] = {}
+        self._registered: frozenset[bytes] | None = None
         for path, raw in raws.items():
             found = _headers(raw)
             ends = [f.start() for f in found[1:]] + [len(raw)] if found else []
@@ -84,6 +85,18 @@ class ClassIndex:
                 self.bodies.setdefault(m.group(1), []).append((path, m.start(), end))
                 for base in set(_WORD.findall(m.group(2) or b"")):
                     self.subclasses.setdefault(base, []).append((m.group(1), path))
+
+    def registered_anywhere(self) -> frozenset[bytes]:
+        """The words after `EntryClass` in any of the files (found once): a class defined in one
+        file (a subpackage's module) may be registered by another (`EntryClass += [Cls]`)."""
+        if self._registered is None:
+            words: set[bytes] = set()
+            for raw in self.raws.values():
+                at = raw.find(b"EntryClass")
+                if at >= 0:
+                    words.update(_WORD.findall(raw, at))
+            self._registered = frozenset(words)
+        return self._registered
 
     def body(self, name: bytes, path: Path | None = None) -> bytes | None:
         """The body of class `name` in `path`, or in the one file that defines it."""
@@ -97,7 +110,7 @@ class ClassIndex:
 def may_hold_owner(path: Path, index: ClassIndex) -> bool:
     """Bytes test: can a class of this file be an owner with a gap? (No false negatives
     for what `owner_findings` reports: a class is dropped only if it has both members, is a
-    draft, is neither named after EntryClass nor a base of any class, defines a forward
+    draft, is neither named after EntryClass (in any of the files) nor a base of any class, defines a forward
     without a logits call, holds a `*ForCausalLM` that is not a class of the given files
     whose own body assigns no head, or holds a class of the given files whose own body
     defines a forward that makes no fresh collection and calls no other forward.)"""
@@ -114,8 +127,8 @@ def may_hold_owner(path: Path, index: ClassIndex) -> bool:
         if name not in index.subclasses:
             if listed is None:
                 listed = set(_WORD.findall(entries))
-            if name not in listed:
-                continue  # neither registered here nor a base of anything
+            if name not in listed and name not in index.registered_anywhere():
+                continue  # neither registered (here or by another file) nor a base of anything
         if is_draft_name(name.decode(), path):
             continue
         held = [v.rsplit(b".", 1)[-1] for v in _DECODER.findall(raw, start, end)]

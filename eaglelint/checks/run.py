@@ -70,7 +70,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
     held = None if options.wrapper_attrs else \
         HeldIndex(tree_raws(project, raws), members, pack_members(options.interfaces, "draft"))
     # a file without an assignment of either kind cannot hold a wrapper: parsed only if a resolution needs it
-    candidates = [(path, raw, held.attrs(path, raw) if held else ()) for path, raw in raws.items()]
+    candidates = held.every_attrs(raws) if held else [(path, raw, ()) for path, raw in raws.items()]
     candidates = [(path, raw, attrs) for path, raw, attrs in candidates if attrs or assigns.search(raw)]
     known_errors = set(project.errors)
     held_attrs = set(by_name).union(*(attrs for _, _, attrs in candidates))

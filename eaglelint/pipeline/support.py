@@ -26,6 +26,8 @@ from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.presence import has_member, presence
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.served import module_entries
+from ..analysis.summary import ModuleSummary
 from ..analysis.wrappers import wrapped_candidates
 from ..checks.aux import CAPTURES
 from ..checks.chain import CODE_BY_LINK
@@ -136,6 +138,11 @@ def _rows(files: list[Path], packs: list[Interface], project: Project, findings:
                 if entry not in seen:
                     seen.add(entry)
                     rows += [judge.matrix_row(entry, pack) for pack in packs]
+        if mod is not None and _grown(mod):  # `EntryClass += [...]`, `+= other.EntryClass`: the classes it adds
+            for entry in module_entries(resolver, mod, project.raw(path), []):
+                if entry not in seen:
+                    seen.add(entry)
+                    rows += [judge.matrix_row(entry, pack) for pack in packs]
     return rows
 
 
@@ -159,6 +166,12 @@ def dependence(row: Row, verbose: bool = False) -> str:
     more = " (--verbose names them)" if counted else ""
     return f"the checkpoint chooses self.{row.attribute} among {len(row.candidates)} models; after " \
            f"`eaglelint fix --write` {', '.join(said)}{more}"
+
+
+def _grown(mod: ModuleSummary) -> bool:
+    """The module's EntryClass is more than its first assignment (`+=`, `.append`, `[A] + B`),
+    whose names alone `entry_classes` holds."""
+    return len(mod.entry_refs) > 1
 
 
 def _codes(findings: list[Finding]) -> tuple[str, ...]:

@@ -809,20 +809,23 @@ class CaptureChainAnalysis:
         checkpoint's config gives (Llava's `ModelRegistry.resolve_model_cls(arch)`)."""
         return len(classes) > 1 and set(classes) == set(text_models(self.resolver, cls.path))
 
-    def _alias_of(self, cls: ClassEntity, attr: str) -> str | None:
-        """The other attribute of self that `attr` only ever names (a property or an assignment
-        whose every value is `self.<other>`), so both reach the same object; None otherwise."""
+    def _alias_of(self, cls: ClassEntity, attr: str) -> Path_ | None:
+        """The path on self that `attr` only ever names (a property or an assignment whose every
+        value is `self.<other>`, or `self.<other>.<inner>`: InternVL's `self.model =
+        self.language_model.model`), so both reach the same object; None otherwise."""
         values = [v for c in self.resolver.mro(cls) for a in self.resolver.info(c).self_assigns.get(attr, ())
                   for v in a.values]
-        others = {v.name for v in values if v.kind == "self"}
-        if values and len(others) == 1 and all(v.kind == "self" for v in values) and attr not in others:
-            return next(iter(others))
+        others = {_ref_path(v) for v in values}
+        if values and len(others) == 1 and None not in others:
+            other = next(iter(others))
+            if other is not None and other[0] != attr:
+                return other
         return None
 
     def canonical(self, served: ClassEntity, path: Path_) -> Path_:
-        """path with its first attribute replaced by the one it aliases on the served object."""
+        """path with its first attribute replaced by the path it aliases on the served object."""
         if path and (other := self._alias_of(served, path[0])) is not None:
-            return (other, *path[1:])
+            return (*other, *path[1:])
         return path
 
     def _held_attrs(self, cls: ClassEntity) -> list[str]:
@@ -1670,6 +1673,16 @@ class _Walk:
     def _cls_here(self) -> ClassEntity:
         classes = self.chain.classes_at(self.served, self.path, self.bound)
         return classes[0] if classes else self.defined
+
+
+def _ref_path(ref: Ref) -> Path_ | None:
+    """`self.a` as ("a",), `self.a.b` as ("a", "b"); None for any other value."""
+    if ref.kind == "self":
+        return (ref.name,)
+    if ref.kind == "attr" and len(ref.args) == 1 and ref.name:
+        inner = _ref_path(ref.args[0])
+        return (*inner, ref.name) if inner is not None else None
+    return None
 
 
 def _plus(name: str, offset: int) -> str:

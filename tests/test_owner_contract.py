@@ -25,7 +25,7 @@ from test_chain_oracle import ASKED, drive
 ROOT = FIXTURES / "owner_contract"
 MODULE = "sglang.srt.models.contract_owners"
 CLASSES = ("BeforeOwnerForCausalLM", "AfterOwnerForCausalLM", "HandedOwnerForCausalLM",
-           "PreviousLayerOwnerForCausalLM")
+           "PreviousLayerOwnerForCausalLM", "FlaggedOwnerForCausalLM")
 
 
 def eaglelint(*args: object) -> subprocess.CompletedProcess[str]:
@@ -69,4 +69,5 @@ def test_the_shift_follows_where_the_decoder_captures(fixed):
     text = (fixed / "sglang/srt/models/contract_owners.py").read_text()
     members = text.split("def set_eagle3_layers_to_capture")[1:]
     shifted = ["[val + 1 for val in layer_ids]" in m.split("\n    def ")[0] for m in members]
-    assert shifted == [True, False, True, False]  # before, after, handed (before), the layer before
+    assert shifted == [True, False, True, False, True]  # before, after, handed, the layer before, flagged
+    assert "self.model.mark_layers([val + 1 for val in layer_ids])" in members[-1]  # the decoder's own method

@@ -189,6 +189,27 @@ def test_0_5_9_one_fix_run_leaves_nothing_fixable(tmp_path, command):
     assert after and [f for f in after if f["fixable"]] == []
     assert set(delegations(models / "qwen3_omni_moe.py", omni)) == {"set_eagle3_layers_to_capture",
                                                                      "get_embed_and_head"}
+    # no owner is left without members, and no chain the run wrote is broken: Qwen3.5's VL classes pass
+    # Qwen3VLForConditionalGeneration a Qwen3_5ForCausalLM that collects nothing (qwen3_5.py:1029,
+    # 1122), so they get a member that raises as the engine's call does now, not the inherited one
+    assert {f["code"] for f in after} <= {"EGL020", "EGL021", "EGL022"}, [f["message"] for f in after]
+
+
+def test_0_5_9_qwen3_5_vl_keeps_failing_at_the_engines_call_after_the_fix(tmp_path):
+    """The shield: run the fixed member of the subclasses, and the base's, on a bare instance."""
+    models = copy_models("0.5.9", tmp_path)
+    assert eaglelint("fix", "--write", models / "qwen3_vl.py", models / "qwen3_5.py").returncode in (0, 1)
+    for name in ("Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"):
+        tree = ast.parse((models / "qwen3_5.py").read_text())
+        cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+        member = next(n for n in cls.body if isinstance(n, ast.FunctionDef)
+                      and n.name == "set_eagle3_layers_to_capture")
+        namespace: dict = {}
+        exec(compile(ast.unparse(member), "member", "exec"), namespace)
+        for ids in ([1, 2], None):
+            with pytest.raises(AttributeError, match="collects no aux hidden states"):
+                namespace["set_eagle3_layers_to_capture"](object(), ids)
+    assert "set_eagle3_layers_to_capture" in delegations(models / "qwen3_vl.py", "Qwen3VLForConditionalGeneration")
 
 
 # wrappers that hold their language model under another attribute than language_model

@@ -46,7 +46,7 @@ from ..packs import load_normal_truths
 from .choices import held_classes, read_off_classes
 from .normal_path import NormalPath, combined
 from .refs import Ref
-from .resolve import ClassEntity, FunctionEntity, Member, Resolver
+from .resolve import ClassEntity, FunctionEntity, Member, Resolver, SeqEntity
 from .scope import nodes_of
 from .served import HEAD, LOGITS, text_models
 from .sources import SourceError
@@ -452,18 +452,23 @@ class CaptureChainAnalysis:
         """Classes with a forward that the assignment on `line` of fn calls, directly or through a
         local or parameter (`layer_type = layer_type or Glm4DecoderLayer`, `def layer_fn(...)`)."""
         local: dict[str, list[ast.AST]] = {}  # a local or parameter: what it may hold
+        at: list[ast.Assign] = []
         for n in nodes_of(fn):
-            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-                local.setdefault(n.targets[0].id, []).append(n.value)
+            if isinstance(n, ast.Assign):
+                if n.lineno == line:
+                    at.append(n)
+                if len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                    local.setdefault(n.targets[0].id, []).append(n.value)
             elif isinstance(n, ast.FunctionDef) and n is not fn:  # `def layer_fn(idx, prefix): return ...`
                 local.setdefault(n.name, []).extend(
                     r.value for r in ast.walk(n) if isinstance(r, ast.Return) and r.value is not None)
+                for a in ast.walk(n):  # its own locals (`layer_class = LAYER_TYPES[...]`)
+                    if isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name):
+                        local.setdefault(a.targets[0].id, []).append(a.value)
         for param, default in _defaults(fn).items():
             local.setdefault(param, []).append(default)
         out: list[ClassEntity] = []
-        for n in nodes_of(fn):
-            if not (isinstance(n, ast.Assign) and n.lineno == line):
-                continue
+        for n in at:
             names = [m.func.id for m in ast.walk(n.value) if isinstance(m, ast.Call) and isinstance(m.func, ast.Name)]
             names += [m.id for m in ast.walk(n.value) if isinstance(m, ast.Name) and m.id in local]
             seen: set[str] = set()
@@ -475,7 +480,12 @@ class CaptureChainAnalysis:
                 if name in local:
                     names += [m.id for v in local[name] for m in ast.walk(v) if isinstance(m, ast.Name)]
                     continue
-                out += [ent for ent in self.resolver.lookup(cls.path, name) if isinstance(ent, ClassEntity)
+                if not name[:1].isupper():  # a pre-filter: `make_layers`, `add_prefix` are not resolved
+                    continue
+                found = self.resolver.lookup(cls.path, name)
+                for seq in [e for e in found if isinstance(e, SeqEntity)]:  # `LAYER_TYPES = {"attention": A, ...}`
+                    found += [x for item in seq.items for x in self.resolver.evaluate(item, seq.path)]
+                out += [ent for ent in found if isinstance(ent, ClassEntity)
                         and self._forward_of(ent, self.resolver.mro(ent)) is not None]
         return out
 
@@ -1902,8 +1912,8 @@ class _ForwardReader:
         line = getattr(feed, "lineno", 0)
         loops = [n for n in self.nodes if isinstance(n, (ast.For, ast.AsyncFor)) and n.lineno <= line
                  <= (n.end_lineno or 0)]
-        if not loops and tests and not self.helper:
-            return "outside"
+        if not loops and tests and (not self.helper or isinstance(feed, ast.Name)):
+            return "outside"  # (in a helper, the list handed on or returned: its capture is judged where it is)
         if not loops or not tests:
             return ""
         loop = max(loops, key=lambda n: n.lineno)
@@ -1916,8 +1926,11 @@ class _ForwardReader:
                  and isinstance(part.ops[0], ast.In)
                  for shift in [next((_shift(part.left, n) for n in names if _shift(part.left, n) is not None), None)]
                  if shift is not None]
-        flag = isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "getattr" \
-            and bool(test.args) and isinstance(test.args[0], ast.Name) and test.args[0].id in names | self.layer_locals
+        flag = (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "getattr"
+                and bool(test.args) and isinstance(test.args[0], ast.Name)
+                and test.args[0].id in names | self.layer_locals) or (
+            isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name)  # `layer._is_layer_to_capture`
+            and test.value.id in self.layer_locals)
         if not flag and len(asked) != 1:
             return ""
         offset = f"{asked[0]:+d}" if asked and asked[0] else ""
@@ -1948,7 +1961,7 @@ class _ForwardReader:
 
     def _calls_layer(self, call: ast.Call) -> bool:
         func = call.func
-        if isinstance(func, ast.Attribute) and func.attr == "forward":  # `layer.forward(...)`
+        if isinstance(func, ast.Attribute):  # `layer.forward(...)`, `self.layers[i].forward_fused(...)`
             func = func.value
         if isinstance(func, ast.Name):
             return func.id in self.layer_locals
@@ -2011,11 +2024,12 @@ class _ForwardReader:
         (`(h, aux)`, a local bound to one), or inside an object it builds (`Output(h, aux)`);
         None where aux goes back in a shape eaglelint does not read."""
         out: bool | None = False
+        gated: list[set[str]] = []  # per return of aux: the attributes its tests read
         for reached in self._normal_path().returns(getattr(fn, "body", [])):
             for value, more in self._values(reached.ret.value):
                 kind = self._aux_in(value)
                 if kind is not None:
-                    self._gate([*reached.tests, *more])
+                    gated.append(self._gate([*reached.tests, *more]))
                 if kind == "tuple":
                     out = True
                 elif kind == "boxed":
@@ -2024,6 +2038,8 @@ class _ForwardReader:
                 elif kind == "other" and out is False:
                     out = None
                 self.passes += self._passed(value)
+        if gated:  # a gate holds back every return of aux (Beam's fused path is one way out of two)
+            self.gates |= set.intersection(*gated)
         return out
 
     def _aux_in(self, value: ast.AST | None) -> str | None:
@@ -2041,13 +2057,15 @@ class _ForwardReader:
                 return "boxed"
         return "other"
 
-    def _gate(self, tests: list[ast.AST]) -> None:
+    def _gate(self, tests: list[ast.AST]) -> set[str]:
         """Self attributes read by the undecided tests a return of aux sits under."""
+        out: set[str] = set()
         for test in tests:
             calls = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
-            self.gates |= {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute) and id(n) not in calls
-                           and isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr not in self.attrs}
-            self.gates |= self._conjuncts(test, set()) - self.attrs
+            out |= {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute) and id(n) not in calls
+                    and isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr not in self.attrs}
+            out |= self._conjuncts(test, set()) - self.attrs
+        return out
 
     def _conjuncts(self, test: ast.AST, seen: set[str]) -> set[str]:
         """`self.X` that must be true for the test to hold, through the locals it reads

@@ -41,6 +41,8 @@ class Context:
         """A fresh resolver and no memos: after an internal error they may hold half-made answers."""
         self.resolver = Resolver(self.project)
         self.memos = {}
+        # the fix planners read the same classes: they ask this resolver's analyses (fix/owner.py)
+        self.project.analyses["check.resolver"] = (len(self.project.errors), self.resolver)
 
     def memo(self, key: str, make: Callable[[], T]) -> T:
         """One value per run (and per renewal) for `key`, made on first use."""

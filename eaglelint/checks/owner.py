@@ -222,11 +222,38 @@ def check(context: Context, cls: ClassEntity) -> list[Finding]:
     out: list[Finding] = []
     for entry in registry.choosers(gap):
         own = _chooser_gap(analysis, entry, tuple(wanted))
-        out += _findings(analysis, own, wanted) if own else []
+        out += _findings(analysis, own, wanted) if own else _shield(analysis, gap, entry, wanted)
     if not gap.owner.head or gap.owner.collects is not True or not analysis.computes_logits(cls):
         return out
     registered = registry.registered(gap)
     return out + (_findings(analysis, registered, wanted) if registered is not None else [])
+
+
+def _shield(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
+            wanted: dict[str, InterfaceMethod]) -> list[Finding]:
+    """A registered subclass that passes its base a decoder collecting nothing, where the fix
+    writes the capture member into the base: the subclass would inherit a member that captures
+    nothing (a broken chain the next check reports). Its own finding, whose fix writes it a
+    member that raises AttributeError, as the class does now when the engine calls it."""
+    own = analysis.owner(entry)
+    if own is None or CAPTURE_HOOK not in gap.missing or own.collects is not False or not gap.owner.head \
+            or gap.owner.collects is not True or has_member(analysis.resolver, entry, CAPTURE_HOOK):
+        return []
+    try:
+        base = plan_class(analysis, gap.owner, gap.missing)
+    except NotFixable:
+        return []
+    if CAPTURE_HOOK not in dict(base.methods):
+        return []
+    info = analysis.resolver.info(entry)
+    decoder = own.decoders[0]
+    message = (f"{info.name} would inherit {CAPTURE_HOOK} from {gap.cls.qualname} once eaglelint fix writes it "
+               f"there, but it passes its base {decoder.cls.qualname}, whose {decoder.why}: the inherited member "
+               f"would capture nothing; eaglelint fix gives {info.name} one that raises AttributeError, as the "
+               "engine's call does now")
+    return [Finding(os.path.abspath(entry.path), info.line, info.column, CODE, message, class_name=info.name,
+                    wrapped_class=decoder.cls.qualname, method=CAPTURE_HOOK, interface=wanted[CAPTURE_HOOK].interface,
+                    wrapper_attribute=own.attr, entry_class=True)]
 
 
 def _chooser_gap(analysis: OwnerAnalysis, entry: ClassEntity, members: tuple[str, ...]) -> OwnerGap | None:

@@ -18,10 +18,9 @@ from pathlib import Path
 
 from ..analysis.capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
 from ..analysis.class_body import bound_in_class, class_node
-from ..analysis.owners import owner_analysis
 from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.resolve import ClassEntity
 from ..analysis.summary import FunctionInfo, Param, free_names
 from ..analysis.wrappers import wrapped_candidates
 from ..findings import Finding, Fix, ImportNeed
@@ -29,6 +28,7 @@ from ..packs import load_interfaces
 from .delegation import Delegation, render
 from .edits import Edit, EditableFile, NotFixable, after_body, indentation, indentation_at, insert_index
 from .imports import ImportPlan
+from .owner import shared_analysis
 
 
 def _method_order() -> dict[str, int]:
@@ -143,10 +143,7 @@ def owner_capture_member(attr: str, indent: str, step: str) -> list[str]:
 # fixes are planned (a fix run relints into a new project), and each fix asked a fresh resolver
 # to read the same classes again. Renewed when a file turns out not to parse (errors grow).
 def _chains(project: Project) -> CaptureChainAnalysis:
-    held = project.analyses.get("fix.chains")
-    if held is None or held[0] != len(project.errors):
-        held = project.analyses["fix.chains"] = (len(project.errors), owner_analysis(Resolver(project)).chains)
-    return held[1]
+    return shared_analysis(project).chains
 
 
 def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,

@@ -27,6 +27,7 @@ from ..analysis.owners import (
     OwnerAnalysis,
     Sibling,
     mentions_aux,
+    owner_analysis,
     self_attrs,
 )
 from ..analysis.presence import has_member
@@ -62,7 +63,23 @@ def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
     """What to write into the owner's class; NotFixable says why it cannot be written.
 
     Read from the summary and single methods, so that `check` can tell EGL040 from
-    EGL041 without parsing the file again; `imports` is the file's plan when fixing."""
+    EGL041 without parsing the file again; `imports` is the file's plan when fixing. Made once
+    per owner and members for an analysis: the check's answer is the one the fix renders."""
+    plans = analysis.resolver.memos.setdefault("owner.plans", {})
+    key = (owner, missing)
+    if key not in plans:
+        try:
+            plans[key] = _plan_class(analysis, owner, missing, imports)
+        except NotFixable as exc:
+            plans[key] = exc
+    found = plans[key]
+    if isinstance(found, NotFixable):
+        raise NotFixable(str(found))
+    return found
+
+
+def _plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
+                imports: ImportPlan | None) -> ClassPlan:
     resolver = analysis.resolver
     info = resolver.info(owner.cls)
     lines = analysis.lines(owner.cls.path)
@@ -75,6 +92,10 @@ def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
     plan = ClassPlan(info.name, end=after_body(lines, info.end_line, indent))
     if imports is None:
         imports = ImportPlan(resolver.module(owner.cls.path), resolver.project, Path(owner.cls.path))
+    if owner.collects is False and missing == (CAPTURE_HOOK,):  # a subclass shielded from its base's member
+        plan.methods.append((CAPTURE_HOOK, _refusing(analysis, owner, indent)))
+        plan.contracts[CAPTURE_HOOK] = f"{owner.decoders[0].why}: a member that raises AttributeError"
+        return plan
     for member in missing:
         sibling = analysis.sibling(owner, decoder, member)
         names = plan.names.setdefault(member, {})
@@ -170,34 +191,86 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
     if not capture.collects:
         raise NotFixable(capture.why)
     switches = [g for g in sorted(capture.gates) if _off_switch(resolver, decoder, g)]
-    if capture.flags or len(capture.attrs) != 1 or len(switches) != len(capture.gates):
+    if len(capture.attrs) > 1 or len(switches) != len(capture.gates):
         read = ", ".join([f"self.{a}" for a in sorted(capture.attrs | capture.gates)]
                          + [f"per-layer flag {f}" for f in sorted(capture.flags)])
         raise NotFixable(f"{capture.test or capture.place} decides what it captures by {read}; eaglelint writes "
-                         "a member only for a decoder that reads one list of layer ids (and switches it "
-                         "sets to False itself)")
+                         "a member only for a decoder that reads one list of layer ids or per-layer flags its "
+                         "own method sets (and switches it sets to False itself)")
     shift = capture.shift
     if shift is None:
         raise NotFixable(f"{capture.test or capture.place} does not show where it captures against the layer "
                          "call (before it: the engine's id k is written k + 1; after it: k)")
     if not any(resolver.assigns(c, "layers") for c in resolver.mro(decoder)):
         raise NotFixable(f"{decoder.qualname} holds no self.layers to count the default layers from")
-    attr = next(iter(capture.attrs))
-    ids = "layer_ids" if not shift else f"[val {'+' if shift > 0 else '-'} {abs(shift)} for val in layer_ids]"
-    body = [f"{indent}def set_eagle3_layers_to_capture(self, layer_ids=None):"]
+    head = [f"{indent}def set_eagle3_layers_to_capture(self, layer_ids=None):"]
     if has_member(resolver, owner.cls, "pp_group"):
-        body += [f"{indent}{step}if not self.pp_group.is_last_rank:", f"{indent}{step}{step}return"]
-    body += [f"{indent}{step}if layer_ids is None:",
+        head += [f"{indent}{step}if not self.pp_group.is_last_rank:", f"{indent}{step}{step}return"]
+    head += [f"{indent}{step}if layer_ids is None:",
              f"{indent}{step}{step}num_layers = len({held}.layers)",
              f"{indent}{step}{step}layer_ids = [1, num_layers // 2 - 1, num_layers - 4]"]
     if resolver.find_member(owner.cls, FLAG) is None:  # a property forwards the decoder's state itself
-        body.append(f"{indent}{step}self.{FLAG} = True")
-    body += [f"{indent}{step}{held}.{gate} = True" for gate in switches]
-    body.append(f"{indent}{step}{held}.{attr} = {ids}")
-    how = (f"{capture.test or capture.place} reads self.{attr} and {capture.placement_text}: the engine's id k "
-           f"is written as {'k' if not shift else f'k {chr(43) if shift > 0 else chr(45)} {abs(shift)}'}")
-    _verify(analysis, owner, body, how)
-    return body, how
+        head.append(f"{indent}{step}self.{FLAG} = True")
+    head += [f"{indent}{step}{held}.{gate} = True" for gate in switches]
+    how = f"{capture.test or capture.place} {capture.placement_text}: the engine's id k is written as {_plus(shift)}"
+    if not capture.flags:
+        attr = next(iter(capture.attrs))
+        body = [*head, f"{indent}{step}{held}.{attr} = {_ids(shift)}"]
+        how = f"{how}, to self.{attr}"
+        _verify(analysis, owner, body, how)
+        return body, how
+    # per-layer flags: the decoder's own method that sets them, handed the ids as it wants them
+    why = "no method of the decoder sets them"
+    for name in _flag_setters(analysis, decoder, capture.flags):
+        for given in dict.fromkeys((shift, 0)):
+            body = [*head, f"{indent}{step}{held}.{name}({_ids(given)})"]
+            try:
+                _verify(analysis, owner, body, f"{how}, through {decoder.qualname}.{name}")
+            except NotFixable as exc:
+                why = str(exc)
+                continue
+            return body, f"{how}, through {decoder.qualname}.{name}"
+    flags = ", ".join(sorted(capture.flags))
+    raise NotFixable(f"{capture.test or capture.place} reads the per-layer flag {flags}, and {why}")
+
+
+def _plus(shift: int) -> str:
+    return "k" if not shift else f"k {'+' if shift > 0 else '-'} {abs(shift)}"
+
+
+def _ids(shift: int) -> str:
+    return "layer_ids" if not shift else f"[val {'+' if shift > 0 else '-'} {abs(shift)} for val in layer_ids]"
+
+
+def _flag_setters(analysis: OwnerAnalysis, decoder: ClassEntity, flags: frozenset[str]) -> list[str]:
+    """Methods of the decoder (nearest class first) that take one argument and write every flag on
+    its layers (`self.layers[i]._is_layer_to_capture = True`, `setattr(layer, "flag", True)`)."""
+    out: list[str] = []
+    resolver = analysis.resolver
+    for c in resolver.mro(decoder):
+        for name, info in resolver.info(c).methods.items():
+            if name in out or name.startswith("__") or name == "forward" or len(info.params) != 2:
+                continue
+            fn = analysis.method_node(c, name)
+            text = {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute)} | {
+                n.value for n in ast.walk(fn) if isinstance(n, ast.Constant) and isinstance(n.value, str)} \
+                if fn is not None else set()
+            if flags <= text:
+                out.append(name)
+    return out
+
+
+def _refusing(analysis: OwnerAnalysis, owner: Owner, indent: str) -> list[str]:
+    """A capture member that says why this class cannot capture, raising what the engine's call
+    raises on a class without one."""
+    step = "\t" if indent.startswith("\t") else "    "
+    name = analysis.resolver.info(owner.cls).name
+    decoder = owner.decoders[0].cls.qualname.rsplit(".", 1)[-1]
+    return [f"{indent}def set_eagle3_layers_to_capture(self, layer_ids=None):",
+            f"{indent}{step}raise AttributeError(",
+            f'{indent}{step}{step}"{name} holds {decoder}, "',
+            f'{indent}{step}{step}"whose forward collects no aux hidden states"',
+            f"{indent}{step})"]
 
 
 def _off_switch(resolver: Resolver, decoder: ClassEntity, gate: str) -> bool:
@@ -236,11 +309,13 @@ def _verify(analysis: OwnerAnalysis, owner: Owner, body: list[str], how: str) ->
     assert isinstance(fn, ast.FunctionDef)
     for none in (False, True):
         effect = chains.run_member(owner.cls, fn, none)
-        marks = [w for w in effect.writes if w.path == (owner.attr,) and w.name in capture.attrs and not w.empty]
+        marks = [w for w in effect.writes if w.path[:1] == (owner.attr,) and not w.empty
+                 and (w.name in capture.flags if w.per_layer else w.path == (owner.attr,) and w.name in capture.attrs)]
         gated = all(any(w.path == (owner.attr,) and w.name == g and not w.empty for w in effect.writes)
                     for g in capture.gates)
-        if effect.unknown or effect.raises or effect.none_fails or not marks or not gated or any(
-                not none and w.offset != capture.shift for w in marks):
+        known = [w.offset for w in marks if w.offset is not None]  # a flag set in a loop over the list it wrote: None
+        if effect.unknown or effect.raises or effect.none_fails or not marks or not gated or not none and (
+                not known or any(offset != capture.shift for offset in known)):
             why = "; ".join(effect.unknown) or "it does not mark the layers the engine names"
             raise NotFixable(f"the member read off the decoder ({how}) does not pass the capture chain: {why}")
 
@@ -286,7 +361,7 @@ def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list[E
         raise NotFixable("its forward cannot be read")
     runs = forward or found[1]
     calls = [n for n in ast.walk(runs) if isinstance(n, ast.Call) and _is_self(n.func, LOGITS)]
-    tests = any(_is_self(n, FLAG) for n in ast.walk(runs))
+    tests = any(_is_self(n, FLAG) or _tuple_test(n) for n in ast.walk(runs))
     unpacks = tests and any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Tuple) and mentions_aux(t)
                                                               for t in n.targets) for n in ast.walk(runs))
     todo = [c for c in calls if not any(mentions_aux(a) for a in [*c.args, *c.keywords])]
@@ -309,6 +384,12 @@ def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list[E
     if len(set(rows)) != len(rows) or len(set(inserts)) != len(inserts):
         raise NotFixable("two edits of its forward fall on one line; change it by hand")
     return edits
+
+
+def _tuple_test(node: ast.AST) -> bool:
+    """`isinstance(hidden_states, tuple)`: the forward unpacks whenever the decoder gave a tuple."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
+        and len(node.args) == 2 and isinstance(node.args[1], ast.Name) and node.args[1].id == "tuple"
 
 
 def _unpacks_as(forward: ast.AST, name: str) -> bool:
@@ -384,12 +465,25 @@ def _pass(call: ast.Call, lines: list[str]) -> Edit:
     return Edit(row, row + 1, (f"{raw[:col]}, {text}{raw[col:]}",))
 
 
+def shared_analysis(project: Project) -> OwnerAnalysis:
+    """The owner analysis (with its capture chain) every planner of a project asks: its files do
+    not change while their fixes are planned (a fix run relints into a new project). Renewed when
+    a file turns out not to parse (errors grow)."""
+    checked = project.analyses.get("check.resolver")  # the check's own, when it read these files
+    if checked is not None and checked[0] == len(project.errors):
+        return owner_analysis(checked[1])
+    held = project.analyses.get("fix.owners")
+    if held is None or held[0] != len(project.errors):
+        held = project.analyses["fix.owners"] = (len(project.errors), owner_analysis(Resolver(project)))
+    return held[1]
+
+
 def plan_owner_file(file: EditableFile, findings: list[Finding], project: Project,
                     style: str) -> list[Finding]:
     """Each finding with its fix: the member its owner class lacks, copied from the sibling, and
     (for the capture hook) the forward changes it needs. Any class of the file that cannot be
     fixed refuses them all (NotFixable), as the check that called them fixable promised."""
-    analysis = OwnerAnalysis(Resolver(project))
+    analysis = shared_analysis(project)
     path, lines = file.path, file.lines
     if lines != analysis.lines(str(path)):
         raise NotFixable("file changed while eaglelint was fixing it; run again")

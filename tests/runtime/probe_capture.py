@@ -22,6 +22,7 @@ import importlib
 import json
 import sys
 import time
+import traceback
 from pathlib import Path
 
 import torch
@@ -88,16 +89,41 @@ def aux_list(aux, hidden: int) -> list:
     return list(aux)
 
 
-def stream_hook(streams: dict, key: int):
-    """A forward hook on the norm that opens a layer (or the final norm): it keeps the residual stream that
-    enters it under `key`. A fused add + RMSNorm, called with (x, residual), returns (normed, x + residual);
-    a plain norm, called with the stream alone, reads it as its input."""
-    def hook(module, args, output):
+class StreamReader:
+    """The residual stream after each layer, read where the model itself hands it to a norm.
+
+    The output of layer k is the stream entering the first norm that layer k + 1 runs (its input norm), or,
+    after the last layer, the final norm. A fused add + RMSNorm, called with (x, residual), returns
+    (normed, x + residual); a plain norm, called with the stream alone, has it as its input. A forward
+    pre-hook on each layer arms the reader, a forward hook on every RMSNorm of the decoder reads the first
+    norm called after that.
+    """
+
+    def __init__(self) -> None:
+        self.streams: dict[int, torch.Tensor] = {}
+        self.pending: int | None = None
+
+    def arm(self, key: int):
+        def hook(module, *_):
+            self.pending = key
+        return hook
+
+    def read(self, module, args, output) -> None:
+        if self.pending is None:
+            return
         if isinstance(output, tuple) and len(output) == 2 and output[1] is not None:
-            streams[key] = output[1].detach().float().clone()
+            self.streams[self.pending] = output[1].detach().float().clone()
         elif len(args) == 1 and isinstance(output, torch.Tensor):
-            streams[key] = args[0].detach().float().clone()
-    return hook
+            self.streams[self.pending] = args[0].detach().float().clone()
+        self.pending = None
+
+    def install(self, decoder, layers) -> list:
+        from sglang.srt.layers.layernorm import RMSNorm
+
+        hooks = [layer.register_forward_pre_hook(self.arm(i - 1)) for i, layer in enumerate(layers) if i > 0]
+        hooks.append(layers[len(layers) - 1].register_forward_hook(self.arm(len(layers) - 1)))
+        hooks += [m.register_forward_hook(self.read) for m in decoder.modules() if isinstance(m, RMSNorm)]
+        return hooks
 
 
 def record_fused_output(layer, streams: dict, key: int) -> None:
@@ -120,17 +146,15 @@ def decode_and_compare(runner) -> dict:
     model = runner.model
     layers = model.model.layers
     hidden = model.config.hidden_size
-    streams: dict[int, torch.Tensor] = {}
+    reader = StreamReader()
+    streams = reader.streams
     handed: list = []
 
     def logits_input(module, args, kwargs):
         handed.append(kwargs["aux_hidden_states"] if "aux_hidden_states" in kwargs
                       else args[4] if len(args) > 4 else None)
 
-    # the output of layer k is the residual stream entering layer k + 1's input norm, or the final norm
-    hooks = [layer.input_layernorm.register_forward_hook(stream_hook(streams, i - 1))
-             for i, layer in enumerate(layers) if i > 0]
-    hooks.append(model.model.norm.register_forward_hook(stream_hook(streams, len(layers) - 1)))
+    hooks = reader.install(model.model, layers)
     hooks.append(model.logits_processor.register_forward_pre_hook(logits_input, with_kwargs=True))
     for i, layer in enumerate(layers):
         if hasattr(layer, "forward_fused"):
@@ -183,6 +207,8 @@ def main() -> None:
         runner = start_runner(args)
     except Exception as exc:  # the test shows it: an unfixed owner dies here, at the engine's own check
         report["start_error"] = f"{type(exc).__name__}: {exc}"
+        report["start_error_where"] = [f"{f.filename.split('/sglang/', 1)[-1]}:{f.lineno} {f.name}"
+                                       for f in traceback.extract_tb(exc.__traceback__)][-6:]
         report["calls"] = calls
         opts.out.write_text(json.dumps(report, indent=2))
         return

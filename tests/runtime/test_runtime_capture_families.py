@@ -108,14 +108,14 @@ def insert_members(path: Path, class_name: str, members: str) -> None:
 
 def prepare_tree(tree: Path) -> dict[str, str]:
     """Write the members into the copy: with the fixer where a family says FIXER, by hand (test scaffolding)
-    elsewhere. What each family got: "fixer" or "scaffold"."""
+    elsewhere. What each family got: the fixer's report, or "scaffold"."""
     done = {}
     for cls, family in FAMILIES.items():
         path = tree / "sglang" / family.path
         if family.members == FIXER:
             fixed = run_fix(path, sys.executable)
             assert fixed.returncode in (0, 1), fixed.stderr
-            done[cls] = "fixer"
+            done[cls] = "fixer: " + fixed.stdout.strip()[-2000:]
         else:
             insert_members(path, cls, family.members)
             done[cls] = "scaffold"
@@ -171,6 +171,8 @@ def started(report: dict, cls: str) -> dict:
 
 
 def test_prepare_tree_changes_only_the_families_files(release):
+    unchanged = {cls: release["prepared"][cls] for cls, f in FAMILIES.items() if f.path not in release["changed"]}
+    assert not unchanged, f"prepare_tree left these families as released: {unchanged}"
     assert release["changed"] == sorted(f.path for f in FAMILIES.values())
 
 

@@ -1,4 +1,5 @@
-"""Tiny random-weight checkpoints: a Kimi-K2.5 target and an EAGLE-3 draft for it.
+"""Tiny random-weight checkpoints: a Kimi-K2.5 target and an EAGLE-3 draft for it, and
+small text models of other families (`--family`) for the capture tier.
 
 Why: the runtime proof needs a model SGLang loads through its own config and
 weight-loading code, in seconds, on a CPU or one small GPU, with no download.
@@ -10,6 +11,7 @@ names, so SGLang's loader does the renaming and fusing just as it does for
 the real model. Needs torch and safetensors; never imports SGLang.
 
     python scripts/runtime/tiny_checkpoints.py OUT_DIR [--layers 5] [--aux-layer-ids 1,2,3]
+    python scripts/runtime/tiny_checkpoints.py OUT_DIR --family Glm4ForCausalLM [--layers 4]   # OUT_DIR/target
 """
 
 from __future__ import annotations
@@ -54,6 +56,74 @@ def kimi_k25_config(layers: int = 3) -> dict:
     return {"architectures": ["KimiK25ForConditionalGeneration"], "model_type": "kimi_k25",
             "text_config": text, "vision_config": dict(VISION), "media_placeholder_token_id": 250,
             "pad_token_id": 0, "torch_dtype": "bfloat16"}
+
+
+# Text models of other families, Hugging Face names and config keys, all hidden 64 with 4 heads of 16.
+FAMILY_BASE = {
+    "vocab_size": 256, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+    "max_position_embeddings": 512, "rope_theta": 10000.0, "rms_norm_eps": 1e-6, "hidden_act": "silu",
+    "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0,
+    "torch_dtype": "bfloat16",
+}
+FAMILY_CONFIG = {
+    # GLM-4-0414: partial rotary, q/k/v bias, a fused gate_up_proj and a norm after attention and after the MLP
+    "Glm4ForCausalLM": {"model_type": "glm4", "partial_rotary_factor": 0.5, "attention_bias": True},
+    # Arcee (AFM): Llama attention, an MLP of one up projection with ReLU squared
+    "ArceeForCausalLM": {"model_type": "arcee", "hidden_act": "relu2", "attention_bias": False,
+                         "mlp_bias": False},
+    # Qwen2-MoE: q/k/v bias, every layer sparse (4 experts, top 2). No shared expert: its gate is added by
+    # a Triton kernel on CPU without AMX (fused_gate_sigmoid_mul_add); the gate's weight is still built, so written
+    "Qwen2MoeForCausalLM": {"model_type": "qwen2_moe", "num_experts": 4, "num_experts_per_tok": 2,
+                            "moe_intermediate_size": 32, "shared_expert_intermediate_size": 0,
+                            "decoder_sparse_step": 1, "mlp_only_layers": [], "norm_topk_prob": False},
+    # Beam: dense MLPs only (the config's own schedule), three sliding RoPE layers then a full NoPE one, gated
+    # attention with q/k norms, sandwich norms around attention and MLP
+    "BeamForCausalLM": {"model_type": "beam", "sliding_window": 64, "final_logit_softcapping": 30.0},
+}
+
+
+def family_config(family: str, layers: int = 4) -> dict:
+    config = dict(FAMILY_BASE, **FAMILY_CONFIG[family], architectures=[family], num_hidden_layers=layers)
+    if family == "BeamForCausalLM":
+        config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
+                   "mlp_layer_types": ["dense"] * layers}
+    return config
+
+
+def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
+    """Every tensor of a family's checkpoint, by its published name."""
+    family = config["architectures"][0]
+    h, hd, inner = config["hidden_size"], config["head_dim"], config["intermediate_size"]
+    q, kv = config["num_attention_heads"] * hd, config["num_key_value_heads"] * hd
+    out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (config["vocab_size"], h),
+                                       "model.norm.weight": (h,), "lm_head.weight": (config["vocab_size"], h)}
+    for i in range(config["num_hidden_layers"]):
+        p = f"model.layers.{i}."
+        out |= {p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,),
+                p + "self_attn.q_proj.weight": (q, h), p + "self_attn.k_proj.weight": (kv, h),
+                p + "self_attn.v_proj.weight": (kv, h), p + "self_attn.o_proj.weight": (h, q)}
+        if family in ("Glm4ForCausalLM", "Qwen2MoeForCausalLM"):
+            out |= {p + "self_attn.q_proj.bias": (q,), p + "self_attn.k_proj.bias": (kv,),
+                    p + "self_attn.v_proj.bias": (kv,)}
+        if family == "Glm4ForCausalLM":
+            out |= {p + "post_self_attn_layernorm.weight": (h,), p + "post_mlp_layernorm.weight": (h,),
+                    p + "mlp.gate_up_proj.weight": (2 * inner, h), p + "mlp.down_proj.weight": (h, inner)}
+        elif family == "ArceeForCausalLM":
+            out |= {p + "mlp.up_proj.weight": (inner, h), p + "mlp.down_proj.weight": (h, inner)}
+        elif family == "BeamForCausalLM":
+            out |= {p + "self_attn.gate_proj.weight": (q, h),
+                    p + "self_attn.gate_bias": (config["num_attention_heads"],),
+                    p + "self_attn.q_norm.weight": (hd,), p + "self_attn.k_norm.weight": (hd,),
+                    p + "pre_feedforward_layernorm.weight": (h,), p + "post_feedforward_layernorm.weight": (h,)}
+            out |= _mlp(p + "mlp.", h, inner)
+        elif family == "Qwen2MoeForCausalLM":
+            out |= {p + "mlp.gate.weight": (config["num_experts"], h), p + "mlp.shared_expert_gate.weight": (1, h)}
+            for e in range(config["num_experts"]):
+                out |= _mlp(f"{p}mlp.experts.{e}.", h, config["moe_intermediate_size"])
+            if config["shared_expert_intermediate_size"]:
+                out |= _mlp(p + "mlp.shared_expert.", h, config["shared_expert_intermediate_size"])
+    return out
 
 
 def eagle3_config(aux_layer_ids: list[int]) -> dict:
@@ -166,6 +236,11 @@ def write_eagle3(directory: Path, aux_layer_ids: list[int], target_hidden: int =
     return write(directory, config, random_tensors(eagle3_shapes(config, target_hidden), seed))
 
 
+def write_family(directory: Path, family: str, layers: int = 4, seed: int = 0) -> Path:
+    config = family_config(family, layers)
+    return write(directory, config, random_tensors(family_shapes(config), seed))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
@@ -173,7 +248,12 @@ def main() -> None:
     # First id 1: SGLang then captures layers 2, 3, 4 under both of its conventions (ids + 1 in
     # 0.5.9; in later releases + 1 only when the first id is 1).
     parser.add_argument("--aux-layer-ids", default="1,2,3")
+    parser.add_argument("--family", choices=sorted(FAMILY_CONFIG),
+                        help="write only a target of this family (OUT/target), no draft")
     args = parser.parse_args()
+    if args.family:
+        print(write_family(args.out / "target", args.family, args.layers))
+        return
     target = write_kimi_k25(args.out / "target", args.layers)
     draft = write_eagle3(args.out / "draft", [int(x) for x in args.aux_layer_ids.split(",")])
     print(target)

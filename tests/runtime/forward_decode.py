@@ -53,7 +53,9 @@ def _max_diff(aux, stream) -> float | None:
 
 
 @torch.no_grad()
-def decode_with_aux(runner, capture_layer: int) -> dict:
+def decode_steps(runner, observe) -> list[dict]:
+    """Decode TOKENS[1:] one step at a time through SGLang's batch code; `observe(forward_batch, logits_output)`
+    gives each step's record."""
     from sglang.srt.managers.schedule_batch import Req, ScheduleBatch
     from sglang.srt.model_executor.forward_batch_info import ForwardBatch
     from sglang.srt.sampling.sampling_params import SamplingParams
@@ -83,40 +85,52 @@ def decode_with_aux(runner, capture_layer: int) -> dict:
                                    model_config=runner.model_config, enable_overlap=False,
                                    spec_algorithm=SpeculativeAlgorithm.NONE)
     batch.prepare_for_extend()
+    steps = []
+    for token in TOKENS[1:]:
+        if legacy:
+            batch.output_ids = torch.tensor([token], dtype=torch.int64)
+            batch.prepare_for_decode()
+            forward_batch = ForwardBatch.init_new(batch.get_model_worker_batch(), runner)
+        else:  # 0.5.17 and 0.5.23: the batch goes to the runner directly
+            batch.input_ids = torch.tensor([token], dtype=torch.int64)
+            batch.prepare_for_decode()
+            forward_batch = ForwardBatch.init_new(batch, runner, return_hidden_states_before_norm=False)
+        out = runner.forward(forward_batch).logits_output
+        steps.append({"token": token, "mode": forward_batch.forward_mode.name,
+                      "capture_hidden_mode": forward_batch.capture_hidden_mode.name,
+                      "logits_shape": list(out.next_token_logits.shape),
+                      "logits_finite": bool(torch.isfinite(out.next_token_logits).all()),
+                      "argmax": int(out.next_token_logits.argmax(-1)[0]), **observe(forward_batch, out)})
+        for r in batch.reqs:
+            r.output_ids.append(token)
+    return steps
 
+
+def residual_stream_hook(streams: dict, key):
+    """A forward hook on a fused add + RMSNorm, which returns (normed, x + residual): it keeps x + residual,
+    the residual stream entering the norm, under `key`."""
+    def hook(module, args, output):
+        if isinstance(output, tuple) and len(output) == 2 and output[1] is not None:
+            streams[key] = output[1].detach().float().clone()
+    return hook
+
+
+@torch.no_grad()
+def decode_with_aux(runner, capture_layer: int) -> dict:
     streams: dict[int, torch.Tensor] = {}
 
-    def residual_stream(index):
-        def hook(module, args, output):  # fused add + RMSNorm returns (normed, x + residual)
-            if isinstance(output, tuple) and len(output) == 2 and output[1] is not None:
-                streams[index] = output[1].detach().float().clone()
-        return hook
+    def observe(forward_batch, out) -> dict:
+        aux = out.hidden_states
+        record = {"aux_shape": None if aux is None else list(aux.shape),
+                  "aux_diff_to_stream_into_layer": {i: _max_diff(aux, x) for i, x in sorted(streams.items())}}
+        streams.clear()
+        return record
 
     layers = runner.model.language_model.model.layers
-    hooks = [layer.input_layernorm.register_forward_hook(residual_stream(i)) for i, layer in enumerate(layers)]
-    steps = []
+    hooks = [layer.input_layernorm.register_forward_hook(residual_stream_hook(streams, i))
+             for i, layer in enumerate(layers)]
     try:
-        for token in TOKENS[1:]:
-            if legacy:
-                batch.output_ids = torch.tensor([token], dtype=torch.int64)
-                batch.prepare_for_decode()
-                forward_batch = ForwardBatch.init_new(batch.get_model_worker_batch(), runner)
-            else:  # 0.5.17 and 0.5.23: the batch goes to the runner directly
-                batch.input_ids = torch.tensor([token], dtype=torch.int64)
-                batch.prepare_for_decode()
-                forward_batch = ForwardBatch.init_new(batch, runner, return_hidden_states_before_norm=False)
-            out = runner.forward(forward_batch).logits_output
-            aux = out.hidden_states
-            steps.append({"token": token, "mode": forward_batch.forward_mode.name,
-                          "capture_hidden_mode": forward_batch.capture_hidden_mode.name,
-                          "aux_shape": None if aux is None else list(aux.shape),
-                          "aux_diff_to_stream_into_layer": {i: _max_diff(aux, x) for i, x in sorted(streams.items())},
-                          "logits_shape": list(out.next_token_logits.shape),
-                          "logits_finite": bool(torch.isfinite(out.next_token_logits).all()),
-                          "argmax": int(out.next_token_logits.argmax(-1)[0])})
-            for r in batch.reqs:
-                r.output_ids.append(token)
-            streams.clear()
+        steps = decode_steps(runner, observe)
     finally:
         for hook in hooks:
             hook.remove()

@@ -36,8 +36,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def server_args(target: Path, draft: Path | None = None):
-    """As the engine would set them; with `draft`, for EAGLE-3, so that SGLang itself sets up aux capture."""
+def server_args(target: Path, draft: Path | None = None, **extra):
+    """As the engine would set them; with `draft`, for EAGLE-3, so that SGLang itself sets up aux capture;
+    `extra` for other server arguments."""
     from sglang.srt.server_args import ServerArgs
 
     spec = {} if draft is None else {
@@ -46,7 +47,7 @@ def server_args(target: Path, draft: Path | None = None):
     return ServerArgs(model_path=str(target), device="cpu", skip_tokenizer_init=True,
                       attention_backend="torch_native", sampling_backend="pytorch", disable_cuda_graph=True,
                       mem_fraction_static=0.05, max_total_tokens=256, max_running_requests=4,
-                      chunked_prefill_size=64, max_prefill_tokens=64, nccl_port=free_port(), **spec)
+                      chunked_prefill_size=64, max_prefill_tokens=64, nccl_port=free_port(), **spec, **extra)
 
 
 def start_runner(args):

@@ -1,0 +1,237 @@
+"""Owner classes of SGLang 0.5.23 that lack EAGLE-3 members, run on CPU once the members are written.
+
+For each family in FAMILIES, a copy of the 0.5.23 package gets the members
+(prepare_tree), and tests/runtime/probe_capture.py starts the served class on
+a tiny random-weight checkpoint as an aux-capturing engine: SGLang's own
+start-up calls set_eagle3_layers_to_capture (with the family's ids, and in a
+second run with None), then decode steps compare the aux hidden states handed
+to the logits processor with the output of every layer. The class as released
+is built beside it: it lacks the members, and the engine's own set-up refuses it.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from runtime_support import (
+    RUNTIME_SCRIPTS,
+    copy_package,
+    installed_package,
+    run_child,
+    run_fix,
+    venv_python,
+)
+
+pytestmark = [pytest.mark.runtime, pytest.mark.slow]
+
+PROBE = Path(__file__).resolve().parent / "probe_capture.py"
+RELEASE = "0.5.23"
+SET_LAYERS, GET_EMBED_AND_HEAD = "set_eagle3_layers_to_capture", "get_embed_and_head"
+FIXER = "eaglelint fix --write"  # the members come from the fixer, run on the copy
+
+# --- test scaffolding: members written by hand into the temporary copy, until the fixer writes them ---
+# A decoder that captures the residual stream entering layer i (Glm4, Arcee, Qwen2-MoE: the layer's
+# boundary takes the capture callback) needs i = id + 1 for the output of layer `id`. With None, the
+# engine's default layers are Llama's: [2, n // 2, n - 3], as layer entries.
+SCAFFOLD_SHIFTED = '''
+    def set_eagle3_layers_to_capture(self, layer_ids=None):
+        self.capture_aux_hidden_states = True
+        if layer_ids is None:
+            num_layers = self.config.num_hidden_layers
+            self.model.layers_to_capture = [2, num_layers // 2, num_layers - 3]
+        else:
+            self.model.layers_to_capture = [val + 1 for val in layer_ids]
+'''
+# A decoder that captures a layer's output after the layer runs (Beam) takes the ids as they are; with None,
+# the same layer outputs as Llama's default.
+SCAFFOLD_UNSHIFTED = '''
+    def set_eagle3_layers_to_capture(self, layer_ids=None):
+        self.capture_aux_hidden_states = True
+        if layer_ids is None:
+            num_layers = self.config.num_hidden_layers
+            layer_ids = [1, num_layers // 2 - 1, num_layers - 4]
+        self.model.layers_to_capture = tuple(layer_ids)
+'''
+SCAFFOLD_EMBED_AND_HEAD = '''
+    def get_embed_and_head(self):
+        return self.model.embed_tokens.weight, self.lm_head.weight
+'''
+# --- end of test scaffolding ---
+
+
+@dataclass(frozen=True)
+class Family:
+    module: str  # srt/models/<module>.py
+    missing: tuple[str, ...]  # the members the release's class lacks
+    ids: tuple[int, ...]  # the ids the engine is started with
+    outputs: tuple[int, ...]  # the layers whose output the aux states must be, for `ids`
+    outputs_none: tuple[int, ...]  # the same for set_eagle3_layers_to_capture(None)
+    members: str  # the members' source text (scaffold), or FIXER
+
+    @property
+    def path(self) -> str:
+        return f"srt/models/{self.module}.py"
+
+
+# 4 layers each. Ids [0, 2] are the outputs of layers 0 and 2: a decoder that captures on layer entry
+# must be given layers 1 and 3, and without the +1 would hand over the embedding and layer 1's output.
+# A decoder that captures after the layer runs is given [0, 3]: the last layer's output too, which a
+# +1 would push past the stack. With None, Llama's default [2, 2, 1] as layer entries: the outputs of
+# layers 0 and 1, in layer order.
+FAMILIES = {
+    "Glm4ForCausalLM": Family("glm4", (SET_LAYERS,), (0, 2), (0, 2), (0, 1), SCAFFOLD_SHIFTED),
+    "ArceeForCausalLM": Family("arcee", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1),
+                               SCAFFOLD_SHIFTED + SCAFFOLD_EMBED_AND_HEAD),
+    # the release's own set_eagle3_layers_to_capture stays; only get_embed_and_head is written
+    "Qwen2MoeForCausalLM": Family("qwen2_moe", (GET_EMBED_AND_HEAD,), (0, 2), (0, 2), (0, 1),
+                                  SCAFFOLD_EMBED_AND_HEAD),
+    "BeamForCausalLM": Family("beam", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1),
+                              SCAFFOLD_UNSHIFTED + SCAFFOLD_EMBED_AND_HEAD),
+}
+LAYERS = 4
+
+
+def insert_members(path: Path, class_name: str, members: str) -> None:
+    """Append `members` (source text of methods, indented for a class body) to `class_name` in `path`."""
+    text = path.read_text()
+    cls = next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == class_name)
+    lines = text.splitlines(keepends=True)
+    lines.insert(cls.end_lineno, members)
+    path.write_text("".join(lines))
+
+
+def prepare_tree(tree: Path) -> dict[str, str]:
+    """Write the members into the copy: with the fixer where a family says FIXER, by hand (test scaffolding)
+    elsewhere. What each family got: the fixer's report, or "scaffold"."""
+    done = {}
+    for cls, family in FAMILIES.items():
+        path = tree / "sglang" / family.path
+        if family.members == FIXER:
+            fixed = run_fix(path, sys.executable)
+            assert fixed.returncode in (0, 1), fixed.stderr
+            done[cls] = "fixer: " + fixed.stdout.strip()[-2000:]
+        else:
+            insert_members(path, cls, family.members)
+            done[cls] = "scaffold"
+    return done
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory) -> dict:
+    python = venv_python(RELEASE)
+    released = installed_package(python)
+    tree = copy_package(released, tmp_path_factory.mktemp("sglang-capture"))
+    prepared = prepare_tree(tree)
+    changed = sorted(str(p.relative_to(tree / "sglang")) for p in (tree / "sglang").rglob("*.py")
+                     if p.read_bytes() != (released / p.relative_to(tree / "sglang")).read_bytes())
+    return {"python": python, "released": released, "tree": tree, "prepared": prepared, "changed": changed,
+            "root": tree.parent}
+
+
+_REPORTS: dict[tuple[str, str], dict] = {}
+
+
+def probe(release: dict, cls: str, mode: str) -> dict:
+    """The probe's report for family `cls`, started with its ids (`mode` "ids") or with None; run once."""
+    key = (cls, mode)
+    if key not in _REPORTS:
+        family = FAMILIES[cls]
+        root = release["root"] / cls
+        if not (root / "target").is_dir():
+            write_checkpoint(release["python"], cls, root)
+        ids = "none" if mode == "none" else ",".join(map(str, family.ids))
+        out = root / f"report-{mode}.json"
+        started = time.monotonic()
+        report = run_child(release["python"], PROBE,
+                           ["--module", family.module, "--cls", cls, "--target", str(root / "target"),
+                            "--layer-ids", ids, "--unfixed", str(release["released"] / family.path),
+                            "--out", str(out)], out, release["tree"])
+        report["probe_wall_s"] = round(time.monotonic() - started, 1)
+        print(f"{cls} ({mode}): probe {report['probe_wall_s']} s")
+        _REPORTS[key] = report
+    return _REPORTS[key]
+
+
+def write_checkpoint(python: Path, cls: str, root: Path) -> None:
+    """The family's tiny checkpoint in root/target."""
+    done = subprocess.run([str(python), str(RUNTIME_SCRIPTS / "tiny_checkpoints.py"), str(root),
+                           "--family", cls, "--layers", str(LAYERS)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def started(report: dict, cls: str) -> dict:
+    assert "start_error" not in report, f"{cls} did not start: {report['start_error']}"
+    return report
+
+
+def test_prepare_tree_changes_only_the_families_files(release):
+    unchanged = {cls: release["prepared"][cls] for cls, f in FAMILIES.items() if f.path not in release["changed"]}
+    assert not unchanged, f"prepare_tree left these families as released: {unchanged}"
+    assert release["changed"] == sorted(f.path for f in FAMILIES.values())
+
+
+@pytest.mark.parametrize("cls", FAMILIES)
+def test_release_class_lacks_the_members_and_the_engine_refuses_it(cls, release):
+    family = FAMILIES[cls]
+    unfixed = started(probe(release, cls, "ids"), cls)["unfixed"]
+    assert unfixed["file"] == str(release["released"] / family.path)
+    for name in (SET_LAYERS, GET_EMBED_AND_HEAD):
+        error = unfixed["members"][name]
+        if name in family.missing:
+            assert error is not None and error.startswith("AttributeError") and name in error, unfixed
+        else:
+            assert error is None, unfixed
+    if SET_LAYERS in family.missing:  # SGLang's configure_aux_hidden_state_capture checks for it first
+        assert unfixed["engine_setup_error"].startswith("ValueError") and SET_LAYERS in unfixed[
+            "engine_setup_error"], unfixed
+        assert unfixed["capture"]["capture_aux_hidden_states"] is False
+    else:
+        assert unfixed["engine_setup_error"] is None, unfixed
+
+
+@pytest.mark.parametrize("cls", FAMILIES)
+def test_tiny_checkpoint_fills_every_parameter_through_sglangs_loader(cls, release):
+    assert started(probe(release, cls, "ids"), cls)["unfixed"]["unloaded_params"] == []
+
+
+@pytest.mark.parametrize("mode", ["ids", "none"])
+@pytest.mark.parametrize("cls", FAMILIES)
+def test_engine_start_up_calls_set_eagle3_layers_to_capture(cls, mode, release):
+    report = started(probe(release, cls, mode), cls)
+    assert report["class"] == f"sglang.srt.models.{FAMILIES[cls].module}.{cls}"
+    assert report["class_file"] == str(release["tree"] / "sglang" / FAMILIES[cls].path)
+    calls = [c for c in report["calls"] if c["method"] == SET_LAYERS]
+    expected_args = [list(FAMILIES[cls].ids)] if mode == "ids" else ["NoneType"]
+    assert calls == [{"method": SET_LAYERS, "args": expected_args,
+                      "caller": "srt/model_executor/model_runner_components/attention_backend_setup.py:"
+                                "configure_aux_hidden_state_capture"}]
+    assert report["capture"]["capture_aux_hidden_states"] is True
+
+
+@pytest.mark.parametrize("mode", ["ids", "none"])
+@pytest.mark.parametrize("cls", FAMILIES)
+def test_aux_states_handed_to_the_logits_processor_are_the_outputs_of_the_engines_layers(cls, mode, release):
+    family = FAMILIES[cls]
+    forward = started(probe(release, cls, mode), cls)["forward"]
+    expected = [[k] for k in (family.outputs if mode == "ids" else family.outputs_none)]
+    assert forward["num_layers"] == LAYERS and len(forward["steps"]) == 3
+    for step in forward["steps"]:
+        assert step["mode"] == "DECODE" and step["capture_hidden_mode"] == "FULL"
+        assert step["layer_outputs_read"] == list(range(LAYERS))  # every layer's output was seen
+        # each aux state equals exactly one layer's output, the engine's layer, in layer order
+        assert step["aux_equals_output_of"] == expected, step["aux_max_diff_to_output_of"]
+        assert step["aux_shapes"] == [[1, 64]] * len(expected)
+        assert step["logits_shape"] == [1, 256] and step["logits_finite"] is True
+
+
+@pytest.mark.parametrize("cls", FAMILIES)
+def test_get_embed_and_head_returns_the_models_own_tensors(cls, release):
+    got = started(probe(release, cls, "ids"), cls).get("get_embed_and_head")
+    assert got == {"embed_is_models": True, "head_is_models": True, "embed_shape": [256, 64],
+                   "head_shape": [256, 64]}

@@ -11,7 +11,6 @@ is built beside it: it lacks the members, and the engine's own set-up refuses it
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 import time
@@ -35,34 +34,6 @@ RELEASE = "0.5.23"
 SET_LAYERS, GET_EMBED_AND_HEAD = "set_eagle3_layers_to_capture", "get_embed_and_head"
 FIXER = "eaglelint fix --write"  # the members come from the fixer, run on the copy
 
-# --- test scaffolding: members written by hand into the temporary copy, until the fixer writes them ---
-# A decoder that captures the residual stream entering layer i (Glm4, Arcee, Qwen2-MoE: the layer's
-# boundary takes the capture callback) needs i = id + 1 for the output of layer `id`. With None, the
-# engine's default layers are Llama's: [2, n // 2, n - 3], as layer entries.
-SCAFFOLD_SHIFTED = '''
-    def set_eagle3_layers_to_capture(self, layer_ids=None):
-        self.capture_aux_hidden_states = True
-        if layer_ids is None:
-            num_layers = self.config.num_hidden_layers
-            self.model.layers_to_capture = [2, num_layers // 2, num_layers - 3]
-        else:
-            self.model.layers_to_capture = [val + 1 for val in layer_ids]
-'''
-# A decoder that captures a layer's output after the layer runs (Beam) takes the ids as they are; with None,
-# the same layer outputs as Llama's default.
-SCAFFOLD_UNSHIFTED = '''
-    def set_eagle3_layers_to_capture(self, layer_ids=None):
-        self.capture_aux_hidden_states = True
-        if layer_ids is None:
-            num_layers = self.config.num_hidden_layers
-            layer_ids = [1, num_layers // 2 - 1, num_layers - 4]
-        self.model.layers_to_capture = tuple(layer_ids)
-'''
-SCAFFOLD_EMBED_AND_HEAD = '''
-    def get_embed_and_head(self):
-        return self.model.embed_tokens.weight, self.lm_head.weight
-'''
-# --- end of test scaffolding ---
 
 
 @dataclass(frozen=True)
@@ -72,7 +43,7 @@ class Family:
     ids: tuple[int, ...]  # the ids the engine is started with
     outputs: tuple[int, ...]  # the layers whose output the aux states must be, for `ids`
     outputs_none: tuple[int, ...]  # the same for set_eagle3_layers_to_capture(None)
-    members: str  # the members' source text (scaffold), or FIXER
+    members: str  # who writes them: FIXER
 
     @property
     def path(self) -> str:
@@ -85,40 +56,24 @@ class Family:
 # +1 would push past the stack. With None, Llama's default [2, 2, 1] as layer entries: the outputs of
 # layers 0 and 1, in layer order.
 FAMILIES = {
-    "Glm4ForCausalLM": Family("glm4", (SET_LAYERS,), (0, 2), (0, 2), (0, 1), SCAFFOLD_SHIFTED),
-    "ArceeForCausalLM": Family("arcee", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1),
-                               SCAFFOLD_SHIFTED + SCAFFOLD_EMBED_AND_HEAD),
+    "Glm4ForCausalLM": Family("glm4", (SET_LAYERS,), (0, 2), (0, 2), (0, 1), FIXER),
+    "ArceeForCausalLM": Family("arcee", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1), FIXER),
     # the release's own set_eagle3_layers_to_capture stays; only get_embed_and_head is written
-    "Qwen2MoeForCausalLM": Family("qwen2_moe", (GET_EMBED_AND_HEAD,), (0, 2), (0, 2), (0, 1),
-                                  SCAFFOLD_EMBED_AND_HEAD),
-    "BeamForCausalLM": Family("beam", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1),
-                              SCAFFOLD_UNSHIFTED + SCAFFOLD_EMBED_AND_HEAD),
+    "Qwen2MoeForCausalLM": Family("qwen2_moe", (GET_EMBED_AND_HEAD,), (0, 2), (0, 2), (0, 1), FIXER),
+    "BeamForCausalLM": Family("beam", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1), FIXER),
 }
 LAYERS = 4
 
 
-def insert_members(path: Path, class_name: str, members: str) -> None:
-    """Append `members` (source text of methods, indented for a class body) to `class_name` in `path`."""
-    text = path.read_text()
-    cls = next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == class_name)
-    lines = text.splitlines(keepends=True)
-    lines.insert(cls.end_lineno, members)
-    path.write_text("".join(lines))
-
-
 def prepare_tree(tree: Path) -> dict[str, str]:
-    """Write the members into the copy: with the fixer where a family says FIXER, by hand (test scaffolding)
-    elsewhere. What each family got: the fixer's report, or "scaffold"."""
+    """Write the members into the copy with `eaglelint fix --write`, run on each family's file alone;
+    the fixer's report per family."""
     done = {}
     for cls, family in FAMILIES.items():
-        path = tree / "sglang" / family.path
-        if family.members == FIXER:
-            fixed = run_fix(path, sys.executable)
-            assert fixed.returncode in (0, 1), fixed.stderr
-            done[cls] = "fixer: " + fixed.stdout.strip()[-2000:]
-        else:
-            insert_members(path, cls, family.members)
-            done[cls] = "scaffold"
+        assert family.members == FIXER
+        fixed = run_fix(tree / "sglang" / family.path, sys.executable)
+        assert fixed.returncode in (0, 1), fixed.stderr
+        done[cls] = "fixer: " + fixed.stdout.strip()[-2000:]
     return done
 
 

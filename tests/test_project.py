@@ -72,7 +72,7 @@ def test_a_loose_folder_of_scripts_still_sees_its_siblings(tmp_path):
 
 
 def test_a_project_is_freed_once_its_check_and_fix_plans_are_done():
-    """What the fix planner keeps per project (its capture chain) lives on the project, not in a
+    """What the fix planner keeps per project (the check's resolver, its capture chain) lives on the project, not in a
     module-level table: a run that checks and plans again and again (an editor, the benchmark)
     must not keep every project it made, and every tree it read, alive."""
     import gc
@@ -82,7 +82,8 @@ def test_a_project_is_freed_once_its_check_and_fix_plans_are_done():
     wrapper = FIXTURES / "check" / "sglang" / "srt" / "models" / "wrapper_plain_assign.py"
     found = check_files([wrapper], CheckOptions(tuple(select_interfaces(None))), project).findings
     assert any(f.fix is not None and f.method == "set_eagle3_layers_to_capture" for f in found)
-    assert "fix.chains" in project.analyses  # the planner's chain was made: the case this guards
+    # the planner asked the check's resolver, kept on the project: the case this guards
+    assert "check.resolver" in project.analyses
     freed = weakref.ref(project)
     del project
     gc.collect()

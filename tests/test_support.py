@@ -216,6 +216,11 @@ HAND_CHECKED = {
         # dots3_common/modeling.py: self.thinker.language_model.model is a Dots3Model, whose forward
         # returns hidden_states alone; no class there defines set_eagle3_layers_to_capture
         "Dots3NoteForCausalLM": NOT_SUPPORTED,
+        # lfm2_vl.py:166 holds a Lfm2ForCausalLM, nano_nemotron_vl.py:86 a NemotronHForCausalLM; both
+        # owners lack the members, which the fix reads off their decoders (EGL040), then delegates to them
+        "Lfm2VlForConditionalGeneration": IMPLEMENTABLE,
+        "NemotronH_Nano_VL_V2": IMPLEMENTABLE,
+        "NemotronH_Omni_Reasoning_V3": IMPLEMENTABLE,
         # gemma3n_mm.py: an owner of self.language_model = Gemma3nTextModel (layers, no head), which collects nothing
         "Gemma3nForConditionalGeneration": NOT_SUPPORTED,
     },

@@ -478,7 +478,7 @@ class CaptureChainAnalysis:
                     continue
                 seen.add(name)
                 if name in local:
-                    names += [m.id for v in local[name] for m in ast.walk(v) if isinstance(m, ast.Name)]
+                    names += self._names_in(cls, local[name])
                     continue
                 if not name[:1].isupper():  # a pre-filter: `make_layers`, `add_prefix` are not resolved
                     continue
@@ -487,6 +487,16 @@ class CaptureChainAnalysis:
                     found += [x for item in seq.items for x in self.resolver.evaluate(item, seq.path)]
                 out += [ent for ent in found if isinstance(ent, ClassEntity)
                         and self._forward_of(ent, self.resolver.mro(ent)) is not None]
+        return out
+
+    def _names_in(self, cls: ClassEntity, values: list[ast.AST]) -> list[str]:
+        """The names a local's values read, and those a class attribute they index names
+        (`self.decoder_layer_types[...]`, `decoder_layer_types = ALL_DECODER_LAYER_TYPES`)."""
+        out = [m.id for v in values for m in ast.walk(v) if isinstance(m, ast.Name)]
+        for attr in {m.attr for v in values for m in ast.walk(v) if isinstance(m, ast.Attribute) and _of_self(m)}:
+            for c in self.resolver.mro(cls):
+                _, refs = self.resolver.info(c).attrs.get(attr, (0, ()))
+                out += [r.name for r in refs if r.kind == "name" and r.name[:1].isupper()]
         return out
 
     def _layer_placement(self, cls: ClassEntity, handed: str) -> str:
@@ -507,13 +517,18 @@ class CaptureChainAnalysis:
                 name = params[index] if index < len(params) else None
             else:
                 name = handed if handed in params or handed in {a.arg for a in fn.args.kwonlyargs} else None
-            if name is None:
+            # taken through **kwargs: `kwargs.get("captured_last_layer_outputs")`, `kwargs["..."]`
+            kwargs = fn.args.kwarg.arg if fn.args.kwarg is not None and name is None \
+                and not handed.startswith("#") else None
+            if name is None and kwargs is None:
                 return ""
             methods = {m for c in self.resolver.mro(owner) for m in self.resolver.info(c).methods}
-            uses, runs = [], []
+            uses: list[int] = []
+            runs: list[ast.Call] = []
             for n in nodes_of(fn):
-                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
-                    uses.append(n.lineno)
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) or \
+                        kwargs is not None and isinstance(n, ast.expr) and _reads_key(n, kwargs, handed):
+                    uses.append(getattr(n, "lineno", 0))
                 elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and _of_self(n.func) \
                         and n.func.attr not in methods:
                     runs.append(n)
@@ -1683,6 +1698,15 @@ class _Walk:
     def _cls_here(self) -> ClassEntity:
         classes = self.chain.classes_at(self.served, self.path, self.bound)
         return classes[0] if classes else self.defined
+
+
+def _reads_key(node: ast.AST, mapping: str, key: str) -> bool:
+    """`mapping.get("key", ...)` or `mapping["key"]`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == mapping and node.args:
+        return _const(node.args[0]) == key
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == mapping \
+        and _const(node.slice) == key
 
 
 def _ref_path(ref: Ref) -> Path_ | None:

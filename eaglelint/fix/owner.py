@@ -190,6 +190,11 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
             f"the embedding {held}.{embed} that {decoder.qualname}.forward runs on the tokens, and self.lm_head"
     if not capture.collects:
         raise NotFixable(capture.why)
+    outside = _state_outside_verify(analysis, owner, decoder)
+    if outside:
+        raise NotFixable(f"its layers update their recurrent state themselves ({outside} reads the per-layer cache "
+                         "the attention backend keeps), outside the backend's target-verify pass: the drafts' "
+                         "tokens cannot be verified, whatever the member captures")
     switches = [g for g in sorted(capture.gates) if _off_switch(resolver, decoder, g)]
     if len(capture.attrs) > 1 or len(switches) != len(capture.gates):
         read = ", ".join([f"self.{a}" for a in sorted(capture.attrs | capture.gates)]
@@ -260,6 +265,25 @@ def _flag_setters(analysis: OwnerAnalysis, decoder: ClassEntity, flags: frozense
     return out
 
 
+# SGLang's per-layer recurrent (Mamba / linear-attention) cache, read by a model's own layer: the
+# layer writes its state itself, and only the attention backend's forward keeps the per-draft-token
+# states a target-verify pass needs (hybrid_linear_attn_backend.py); JetNemotron's JetBlock (0.5.9-0.5.23)
+RECURRENT_CACHE_READS = (".mamba2_layer_cache(",)
+
+
+def _state_outside_verify(analysis: OwnerAnalysis, owner: Owner, decoder: ClassEntity) -> str | None:
+    """Where the owner's module (which may hand the decoder its layer class: JetNemotron gives
+    Qwen2Model its own), the decoder's or its layer classes' reads the recurrent cache itself
+    (file:line), or None."""
+    layers = analysis.chains.layer_classes(decoder)
+    paths = dict.fromkeys([owner.cls.path, decoder.path, *(c.path for c in layers)])
+    for path in paths:
+        for number, line in enumerate(analysis.lines(path) or (), 1):
+            if any(call in line for call in RECURRENT_CACHE_READS):
+                return f"{Path(path).name}:{number}"
+    return None
+
+
 def _refusing(analysis: OwnerAnalysis, owner: Owner, indent: str) -> list[str]:
     """A capture member that says why this class cannot capture, raising what the engine's call
     raises on a class without one."""
@@ -313,7 +337,9 @@ def _verify(analysis: OwnerAnalysis, owner: Owner, body: list[str], how: str) ->
                  and (w.name in capture.flags if w.per_layer else w.path == (owner.attr,) and w.name in capture.attrs)]
         gated = all(any(w.path == (owner.attr,) and w.name == g and not w.empty for w in effect.writes)
                     for g in capture.gates)
-        known = [w.offset for w in marks if w.offset is not None]  # a flag set in a loop over the list it wrote: None
+        # a flag set in a loop over a list the method wrote from the ids has no offset of its own: the list's
+        known = [w.offset for w in (marks if capture.attrs else effect.writes)
+                 if w.offset is not None and w.path[:1] == (owner.attr,) and not w.empty]
         if effect.unknown or effect.raises or effect.none_fails or not marks or not gated or not none and (
                 not known or any(offset != capture.shift for offset in known)):
             why = "; ".join(effect.unknown) or "it does not mark the layers the engine names"

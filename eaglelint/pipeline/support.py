@@ -424,7 +424,24 @@ class Judge:
         if having:  # the members rule would ask for a delegation here: a case it does not model
             return UNKNOWN, f"lacks {lacks}; its {attr} ({held}) has {', '.join(having)}, but eaglelint " \
                             f"proposes no delegation to it"
+        fixed = self._owner_fixes(classes, missing)
+        if fixed:  # the fix writes the held owner's members, then (its next pass) the delegation to them
+            return IMPLEMENTABLE, f"lacks {lacks}, and so does its {attr} ({held}); eaglelint fix writes " \
+                                  f"{fixed}, then delegates {lacks} to self.{attr}"
         return NOT_SUPPORTED, f"lacks {lacks}, and so does its {attr} ({held}){self._held_gap(classes)}"
+
+    def _owner_fixes(self, classes: list[ClassEntity], missing: list[str]) -> str:
+        """Where every class held is an owner whose own EGL040 findings write each member the
+        wrapper lacks (the fix's first pass), what they write, with file:line; "" otherwise."""
+        said = []
+        for cls in classes:
+            found = {f.method: f for f in self.by_class.get((os.path.abspath(cls.path), cls.qualname), [])
+                     if f.code == OWNER_CODE}
+            if not all(m in found or has_member(self.resolver, cls, m) for m in missing):
+                return ""
+            said += [f"{cls.qualname}.{m} (EGL040, {os.path.basename(found[m].path)}:{found[m].line})"
+                     for m in missing if m in found]
+        return ", ".join(said)
 
     def _held_model(self, entry: ClassEntity, missing: list[str]) -> tuple[str, str] | None:
         """A whole language model held under another attribute (one with a logits processor of

@@ -430,6 +430,12 @@ class CaptureChainAnalysis:
         """The classes a decoder builds its `self.layers` from (`make_layers(n, lambda idx, prefix:
         Glm4DecoderLayer(...))`, `nn.ModuleList([Layer(...) for ...])`): the classes called in the
         value assigned, read from the method that assigns it; [] where none can be found."""
+        memo = self.resolver.memos.setdefault("chain.layer_classes", {})
+        if cls not in memo:
+            memo[cls] = self._layer_classes(cls)
+        return memo[cls]
+
+    def _layer_classes(self, cls: ClassEntity) -> list[ClassEntity]:
         for c in self.resolver.mro(cls):
             info = self.resolver.info(c)
             assigns = info.self_assigns.get(LAYER_CONTAINER)

@@ -33,6 +33,7 @@ from ..analysis.owners import (
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.sources import SourceError
 from ..findings import Finding, Fix, ImportNeed
 from .edits import Edit, EditableFile, NotFixable, after_body
 from .imports import ImportPlan
@@ -276,11 +277,20 @@ def _state_outside_verify(analysis: OwnerAnalysis, owner: Owner, decoder: ClassE
     Qwen2Model its own), the decoder's or its layer classes' reads the recurrent cache itself
     (file:line), or None."""
     layers = analysis.chains.layer_classes(decoder)
-    paths = dict.fromkeys([owner.cls.path, decoder.path, *(c.path for c in layers)])
-    for path in paths:
-        for number, line in enumerate(analysis.lines(path) or (), 1):
-            if any(call in line for call in RECURRENT_CACHE_READS):
-                return f"{Path(path).name}:{number}"
+    found = analysis.resolver.memos.setdefault("owner.recurrent", {})
+    for path in dict.fromkeys([owner.cls.path, decoder.path, *(c.path for c in layers)]):
+        if path not in found:
+            found[path] = None
+            try:
+                raw = analysis.resolver.project.raw(path)
+            except SourceError:
+                continue
+            at = min((i for call in RECURRENT_CACHE_READS if (i := raw.find(call.encode())) >= 0), default=-1)
+            if at >= 0:
+                line = raw.count(b"\n", 0, at) + 1
+                found[path] = f"{Path(path).name}:{line}"
+        if found[path]:
+            return found[path]
     return None
 
 

@@ -3,20 +3,17 @@
 Why: SGLang often picks the model a class holds by a value decided when it is built:
 a constructor parameter with a default (`language_model_cls=Qwen3LLMModel`, which a
 subclass overrides by passing another class up through `super().__init__`; the
-resolver follows that binding, resolve.py `Resolver._parameter`), or a lookup in
-SGLang's model registry by architecture name. What `self.<attr>` holds is asked here
-per class `self` stands for, so that each subclass gets its own verdict. A name
-registered with SGLang's registry is the class of that name in some module's
-`EntryClass` (models/registry.py `import_model_classes` keys entries by `__name__`).
+resolver follows that binding, resolve.py `Resolver._parameter`), or a lookup in an
+engine's model registry by architecture name (its hook evaluates it: served.py for
+SGLang's, vllm_registry.py for vLLM's loaders). What `self.<attr>` holds is asked here
+per class `self` stands for, so that each subclass gets its own verdict.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .entities import ClassEntity, Entity, InstanceEntity, SeqEntity, Unknown
-from .refs import Ref
-from .served import REGISTRY_FILE, served, text_models
+from .entities import ClassEntity, InstanceEntity, Unknown
 
 if TYPE_CHECKING:  # the resolver hands references here; only its type is needed
     from .resolve import Resolver
@@ -66,22 +63,3 @@ def read_off_classes(resolver: Resolver, cls: ClassEntity, attr: str) -> list[Cl
                 out += [c for c in held if c not in out]
     return out
 
-
-def registry_lookup(resolver: Resolver, ref: Ref, path: str) -> list[Entity]:
-    """`ModelRegistry.resolve_model_cls("Arch")`: `(the class, "Arch")`, the class being the
-    registered one of that `__name__` (the first name found, as the registry tries a list in
-    order). Without a name (the checkpoint's config names it): one such pair for every
-    registered text model, each a class the lookup may return (served.py)."""
-    registry = served(resolver, path)
-    if not (registry.root / REGISTRY_FILE).is_file():
-        return [Unknown(f"{registry.root.name} has no SGLang model registry ({REGISTRY_FILE})")]
-    if not ref.name:
-        found = text_models(resolver, path)
-        if not found:
-            return [Unknown(f"{ref.attr}, and no registered text model can be found in {registry.root.name}")]
-        return [SeqEntity(c.path, None, (Ref("name", c.qualname), Ref("const", repr(c.qualname)))) for c in found]
-    for name in ref.name.split(","):
-        cls = registry.by_name.get(name)
-        if cls is not None:
-            return [SeqEntity(cls.path, None, (Ref("name", cls.qualname), Ref("const", repr(name))))]
-    return [Unknown(f"no module of {registry.root.name} lists {ref.name.replace(',', ' or ')} in its EntryClass")]

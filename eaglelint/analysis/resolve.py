@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .choices import registry_lookup
+from .calls import HOOKS
 from .entities import (  # re-exported: what resolve() returns
     ClassEntity as ClassEntity,
 )
@@ -45,7 +45,6 @@ from .method_facts import CONSTRUCTOR
 from .project import Project
 from .refs import Ref
 from .summary import ClassInfo, FunctionInfo, LazyClasses, ModuleSummary, Param, WrapperAssign
-from .vllm_registry import loaded
 
 MAX_DEPTH = 24
 
@@ -53,6 +52,7 @@ MAX_DEPTH = 24
 class Resolver:
     def __init__(self, project: Project) -> None:
         self.project = project
+        self.hooks = HOOKS  # what the engines' calls build (calls.py)
         self._memo: dict[tuple, list[Entity]] = {}
         self._mro: dict[ClassEntity, list[ClassEntity]] = {}
         self._modules: dict[str, ModuleSummary | None] = {}
@@ -127,8 +127,8 @@ class Resolver:
         if kind == "attr":
             bases = self.evaluate(ref.args[0], path, owner, depth)
             return [m for base in bases for m in self.member(base, ref.name, depth)]
-        if kind == "call":
-            found = loaded(self, ref, path, owner, depth) if ref.name else None
+        if kind == "call":  # a call Ref with a name is one an engine's hook read (calls.py)
+            found = self.hooks.evaluate(self, ref, path, owner, depth) if ref.name else None
             if found is not None:
                 return found
             return [r for f in self.evaluate(ref.args[0], path, owner, depth) for r in self._call(f, depth)]
@@ -142,9 +142,11 @@ class Resolver:
             return self._self_attr(owner, ref.name, depth)
         if kind == "const":
             return []
-        if kind in ("param", "registry"):
-            return self._parameter(ref, path, owner, depth) if kind == "param" else \
-                registry_lookup(self, ref, path)
+        if kind == "param":
+            return self._parameter(ref, path, owner, depth)
+        found = self.hooks.evaluate(self, ref, path, owner, depth)  # a kind of Ref a hook made
+        if found is not None:
+            return found
         return [Unknown(ref.name or "expression eaglelint cannot follow")]
 
     def _parameter(self, ref: Ref, path: str, owner: ClassEntity | None, depth: int) -> list[Entity]:

@@ -57,16 +57,17 @@ def layer_of(module: str) -> int:
     return level
 
 
-def imports_of(path: Path) -> list[tuple[str, list[str], int]]:
+def imports_of(path: Path, type_only: bool = False) -> list[tuple[str, list[str], int]]:
     """(module, imported names, line) for every eaglelint import in the file, late ones included,
-    `if TYPE_CHECKING:` ones left out."""
+    `if TYPE_CHECKING:` ones left out unless `type_only`."""
     tree = ast.parse(path.read_bytes(), filename=str(path))
     here = module_name(path)
     package = here if path.name == "__init__.py" else here.rpartition(".")[0]
     out = []
-    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
-                   and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
-                   for stmt in block.body for n in ast.walk(stmt)}
+    typing_only = set() if type_only else {
+        id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+        and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+        for stmt in block.body for n in ast.walk(stmt)}
     for node in ast.walk(tree):
         if id(node) in typing_only:
             continue  # a type-only import is no run-time dependency (import-linter's exclude_type_checking_imports)
@@ -91,8 +92,8 @@ def imports_of(path: Path) -> list[tuple[str, list[str], int]]:
     return out
 
 
-def graph() -> dict[str, list[tuple[str, list[str], int]]]:
-    return {module_name(p): imports_of(p) for p in sorted(PACKAGE.rglob("*.py"))}
+def graph(type_only: bool = False) -> dict[str, list[tuple[str, list[str], int]]]:
+    return {module_name(p): imports_of(p, type_only) for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 def test_layers_import_one_way():
@@ -131,6 +132,34 @@ def test_no_private_names_imported_across_modules():
                 for module, edges in graph().items() for target, names, line in edges
                 for name in names if name.startswith("_") and not name.startswith("__")]
     assert borrowed == []
+
+
+# The core of the analysis: reading Python (summaries, expressions as Refs) and resolving it
+# across modules. It names no engine: an engine's calls reach it only through the call hooks
+# the engine's own module provides (analysis/calls.py), which analysis/__init__.py lists.
+CORE = tuple(f"eaglelint.analysis.{m}" for m in ("resolve", "exprs", "refs", "summary", "scope", "entities",
+                                                 "calls", "project"))
+# The engines' layers, built on the core: SGLang's registry (served.py) and the choices read
+# through it, vLLM's registry and loaders, each engine's capture chain and checkpoint choices.
+ENGINE_LAYERS = tuple(f"eaglelint.analysis.{m}" for m in ("served", "choices", "vllm_registry", "vllm_chain",
+                                                          "capture_chain", "checkpoint"))
+
+
+def test_the_core_imports_no_engine_layer():
+    """Neither the core nor anything it imports, type-only imports included (their direction
+    is the design's), reaches an engine's layer: a third engine, or an engine's new idiom,
+    is a hook of its own, and the core is not edited for it."""
+    edges = {m: [(t, line) for t, _, line in e] for m, e in graph(type_only=True).items()}
+    assert set(CORE + ENGINE_LAYERS) <= set(edges)
+    reached: dict[str, str] = {m: m for m in CORE}  # module -> the import that reached it
+    todo = list(CORE)
+    while todo:
+        module = todo.pop()
+        for target, line in edges.get(module, []):
+            if target not in reached:
+                reached[target] = f"{module}:{line}"
+                todo.append(target)
+    assert {m: reached[m] for m in ENGINE_LAYERS if m in reached} == {}
 
 
 CODE = re.compile(r"EGL\d{3}")

@@ -1,0 +1,23 @@
+"""Reading Python without running it: summaries, resolution across modules, and what the
+engines' own calls build.
+
+The engines whose calls the analysis reads are named here, and only here: each provides a
+call hook (calls.py), SGLang's for its model registry's lookup (served.py), vLLM's for its
+model loaders (vllm_registry.py). A third engine, or an engine's new idiom, is one more
+hook in this list; the core (exprs.py, resolve.py and what they import) names no engine,
+and tests/test_architecture.py keeps it so.
+"""
+
+from .calls import HOOKS, CallHook
+
+
+def engine_hooks() -> tuple[CallHook, ...]:
+    """The engines' hooks, in the order they are asked. Imported when a run first reads a
+    call, not by one that reads nothing (a warm run)."""
+    from .served import REGISTRY_CALLS
+    from .vllm_registry import LOADER_CALLS
+
+    return REGISTRY_CALLS, LOADER_CALLS
+
+
+HOOKS.install(engine_hooks)

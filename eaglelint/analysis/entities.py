@@ -1,7 +1,7 @@
 """What a name or an expression resolves to: plain data the resolver and its helpers share.
 
-Why apart from resolve.py: the helpers the resolver hands some references to (constructor
-parameters and registry lookups in choices.py, vLLM's loaders in vllm_registry.py)
+Why apart from resolve.py: the engines' call hooks the resolver hands some references to
+(calls.py: SGLang's registry lookups in served.py, vLLM's loaders in vllm_registry.py)
 build these too; with the types here, they need the resolver only as a type.
 """
 

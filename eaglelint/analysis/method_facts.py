@@ -3,7 +3,7 @@ method (`super().__init__(..., language_model_cls=X)`), and whether it only rais
 whether it reads the hidden states the engine hands a draft model.
 
 Why: a class held by a constructor parameter is chosen by the subclass that passes it
-up (choices.py), and a builder that only raises NotImplementedError means the class
+up (resolve.py), and a builder that only raises NotImplementedError means the class
 calling it is abstract: only subclasses overriding the builder are ever built. A forward
 that reads the speculative batch's hidden states runs on the target's: a draft's (roles.py).
 """

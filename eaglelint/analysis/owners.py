@@ -224,7 +224,7 @@ class OwnerAnalysis:
                      params[0] if params else None)
 
     def _values(self, cls: ClassEntity, value: Ref, line: int, params: list[str], instance: ClassEntity) -> list:
-        """What a value may denote; a method parameter stands for its default (choices.py: __init__'s)."""
+        """What a value may denote; a method parameter stands for its default (resolve.py: __init__'s)."""
         out = []
         for ent in self.resolver.evaluate(value, cls.path, instance):
             match = _PARAMETER.fullmatch(ent.reason) if isinstance(ent, Unknown) else None

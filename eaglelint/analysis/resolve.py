@@ -9,12 +9,13 @@ can report "could not resolve" instead of guessing or going silent.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import os
 from pathlib import Path
 from typing import Any
 
-from .choices import bound_parameter, registry_lookup
+from .calls import HOOKS
 from .entities import (  # re-exported: what resolve() returns
     ClassEntity as ClassEntity,
 )
@@ -39,10 +40,11 @@ from .entities import (
 from .entities import (
     Unknown as Unknown,
 )
+from .exprs import expression_refs
+from .method_facts import CONSTRUCTOR
 from .project import Project
 from .refs import Ref
-from .summary import ClassInfo, FunctionInfo, LazyClasses, ModuleSummary, WrapperAssign
-from .vllm_registry import loaded
+from .summary import ClassInfo, FunctionInfo, LazyClasses, ModuleSummary, Param, WrapperAssign
 
 MAX_DEPTH = 24
 
@@ -50,6 +52,7 @@ MAX_DEPTH = 24
 class Resolver:
     def __init__(self, project: Project) -> None:
         self.project = project
+        self.hooks = HOOKS  # what the engines' calls build (calls.py)
         self._memo: dict[tuple, list[Entity]] = {}
         self._mro: dict[ClassEntity, list[ClassEntity]] = {}
         self._modules: dict[str, ModuleSummary | None] = {}
@@ -124,8 +127,8 @@ class Resolver:
         if kind == "attr":
             bases = self.evaluate(ref.args[0], path, owner, depth)
             return [m for base in bases for m in self.member(base, ref.name, depth)]
-        if kind == "call":
-            found = loaded(self, ref, path, owner, depth) if ref.name else None
+        if kind == "call":  # a call Ref with a name is one an engine's hook read (calls.py)
+            found = self.hooks.evaluate(self, ref, path, owner, depth) if ref.name else None
             if found is not None:
                 return found
             return [r for f in self.evaluate(ref.args[0], path, owner, depth) for r in self._call(f, depth)]
@@ -139,10 +142,69 @@ class Resolver:
             return self._self_attr(owner, ref.name, depth)
         if kind == "const":
             return []
-        if kind in ("param", "registry"):
-            return bound_parameter(self, ref, path, owner, depth) if kind == "param" else \
-                registry_lookup(self, ref, path)
+        if kind == "param":
+            return self._parameter(ref, path, owner, depth)
+        found = self.hooks.evaluate(self, ref, path, owner, depth)  # a kind of Ref a hook made
+        if found is not None:
+            return found
         return [Unknown(ref.name or "expression eaglelint cannot follow")]
+
+    def _parameter(self, ref: Ref, path: str, owner: ClassEntity | None, depth: int) -> list[Entity]:
+        """What a constructor parameter holds in an instance of `owner`: what the nearest
+        subclass `__init__` passes up for it, else its default. Parameters of other functions
+        (their callers pass what they like) stay unknown.
+
+        Why the default: the engine's loader builds a served model as `model_class(config=...,
+        quant_config=...)` (SGLang's model_loader/loader.py `_initialize_model`), so a
+        constructor parameter it does not pass takes its default (`language_model_cls=
+        Qwen3LLMModel`), unless a subclass's `__init__` passes another; followed per class
+        `self` stands for, so that each subclass gets its own verdict."""
+        unknown: list[Entity] = [Unknown(f"parameter '{ref.name}'")]
+        cls_name, _, method = ref.attr.rpartition(".")
+        mod = self.module(path)
+        if method != CONSTRUCTOR or mod is None or cls_name not in mod.classes:
+            return unknown
+        definer = ClassEntity(path, cls_name)
+        fn = mod.classes[cls_name].methods.get(CONSTRUCTOR)
+        param = next((p for p in fn.params if p.name == ref.name), None) if fn else None
+        if fn is None or param is None or param.kind in ("vararg", "varkw"):
+            return unknown
+        mro = self.mro(owner) if owner is not None else []
+        callers = [c for c in mro[:mro.index(definer)] if CONSTRUCTOR in self.info(c).methods] \
+            if definer in mro else []
+        if callers:
+            caller = callers[-1]  # its super().__init__ reaches the definer's
+            passed = self._passed(caller, definer, fn, param)
+            if passed:
+                return [e for r in passed for e in self.evaluate(r, caller.path, owner, depth)]
+        if param.default is None:
+            return unknown
+        try:
+            default = expression_refs(ast.parse(param.default.strip(), mode="eval").body, None)
+        except (SyntaxError, RecursionError):
+            return unknown
+        return [e for r in default for e in self.evaluate(r, path, None, depth)]
+
+    def _passed(self, caller: ClassEntity, definer: ClassEntity, fn: FunctionInfo, param: Param) -> list[Ref]:
+        """The values caller's `__init__` passes for `param` to the definer's, by keyword or
+        position; none where it does not pass it (a starred argument forwards what the
+        loader passed, which never includes such a parameter)."""
+        positional = [p.name for p in fn.params if p.kind in ("posonly", "pos")][1:]  # after self
+        out: list[Ref] = []
+        for call in self.info(caller).methods[CONSTRUCTOR].super_calls:
+            if call.name != CONSTRUCTOR:
+                continue
+            args = list(call.args)
+            if args and args[0].kind == "target":
+                bases = [e for r in args.pop(0).args for e in self.evaluate(r, caller.path, None)]
+                if not any(isinstance(b, ClassEntity) and definer in self.mro(b) for b in bases):
+                    continue  # `nn.Module.__init__(self)` beside `Base.__init__(self, ...)`
+            for arg in args:
+                by_position = arg.name.isdigit() and int(arg.name) < len(positional) \
+                    and positional[int(arg.name)] == param.name
+                if by_position or (arg.name == param.name and param.kind != "posonly"):
+                    out.extend(arg.args)
+        return out
 
     def _item(self, ref: Ref, path: str, owner: ClassEntity | None, depth: int) -> list[Entity]:
         """An item of a literal container: each of its items."""

@@ -20,6 +20,7 @@ language model).
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from dataclasses import dataclass, field
@@ -29,15 +30,21 @@ from weakref import WeakKeyDictionary
 
 from .entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
 from .prefilter import DEFAULT_HELD_ATTR
+from .refs import Ref
 from .roles import is_draft_name
 from .sources import SourceError
 from .summary import ENTRY, LazyClasses, ModuleSummary
 
 if TYPE_CHECKING:
+    from .calls import CallReader
+    from .entities import Entity
     from .project import Project
     from .resolve import Resolver
+    from .scope import Scope
 
 REGISTRY_FILE = "registry.py"
+REGISTRY_LOOKUP = "resolve_model_cls"  # SGLang's ModelRegistry: architecture name -> EntryClass class
+LOOKUP_REF = "registry"  # the kind of Ref a lookup is read into (RegistryLookup)
 ENTRY_BYTES = ENTRY.encode()
 # what a language model has and a bare decoder has not: its head, the logits computed from it,
 # and the embedding and head it gives out (owners.py and checks/held.py ask the same)
@@ -319,3 +326,59 @@ def provides(resolver: Resolver, cls: ClassEntity, name: str) -> bool:
     """cls or a base defines, binds, assigns per instance or is given `name` after its body."""
     return any(name in s.members or name in s.assigned for s in map(lambda c: sketch(resolver, c),
                                                                      ancestors(resolver, cls)))
+
+
+class RegistryLookup:
+    """SGLang's `ModelRegistry.resolve_model_cls(arch)`, the engine's call hook (calls.py): read
+    as a `registry` Ref that keeps the architecture names, evaluated as the registry answers."""
+
+    names = (REGISTRY_LOOKUP,)
+
+    def read(self, call: ast.Call, name: str, reader: CallReader) -> list[Ref] | None:
+        return [lookup_ref(call, reader.scope)] if isinstance(call.func, ast.Attribute) else None
+
+    def evaluate(self, resolver: Resolver, ref: Ref, path: str, owner: ClassEntity | None,
+                 depth: int) -> list[Entity] | None:
+        return registry_lookup(resolver, ref, path) if ref.kind == LOOKUP_REF else None
+
+
+REGISTRY_CALLS = RegistryLookup()
+
+
+def lookup_ref(call: ast.Call, scope: Scope | None) -> Ref:
+    """`ModelRegistry.resolve_model_cls(arch)`, which returns `(model class, arch)`: a
+    literal architecture name (or list of them, tried in order) is a `registry` Ref the
+    resolver looks up among the registered classes; any other is decided at load time, by
+    the config: a `registry` Ref without a name (any registered text model), whose `attr`
+    says what chooses."""
+    arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "architectures"), None)
+    names = [] if arg is None else list(arg.elts) if isinstance(arg, (ast.List, ast.Tuple)) else [arg]
+    literal = [n.value for n in names if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    if names and len(literal) == len(names):
+        return Ref(LOOKUP_REF, ",".join(literal))
+    text = ast.unparse(arg)[:60] if arg is not None else "no architecture"
+    params = [n for n, bound in (scope.exprs.items() if scope else ()) if any(
+        isinstance(b, Ref) and b.kind == "param" for b in bound)]
+    source = "the checkpoint's config" if any("config" in n for n in params) else "values known only at load time"
+    return Ref(LOOKUP_REF, "", f"chosen at load time: SGLang's ModelRegistry.{REGISTRY_LOOKUP}({text}) looks up an "
+                               f"architecture name that depends on {source}")
+
+
+def registry_lookup(resolver: Resolver, ref: Ref, path: str) -> list[Entity]:
+    """`ModelRegistry.resolve_model_cls("Arch")`: `(the class, "Arch")`, the class being the
+    registered one of that `__name__` (the first name found, as the registry tries a list in
+    order). Without a name (the checkpoint's config names it): one such pair for every
+    registered text model, each a class the lookup may return."""
+    registry = served(resolver, path)
+    if not (registry.root / REGISTRY_FILE).is_file():
+        return [Unknown(f"{registry.root.name} has no SGLang model registry ({REGISTRY_FILE})")]
+    if not ref.name:
+        found = text_models(resolver, path)
+        if not found:
+            return [Unknown(f"{ref.attr}, and no registered text model can be found in {registry.root.name}")]
+        return [SeqEntity(c.path, None, (Ref("name", c.qualname), Ref("const", repr(c.qualname)))) for c in found]
+    for name in ref.name.split(","):
+        cls = registry.by_name.get(name)
+        if cls is not None:
+            return [SeqEntity(cls.path, None, (Ref("name", cls.qualname), Ref("const", repr(name))))]
+    return [Unknown(f"no module of {registry.root.name} lists {ref.name.replace(',', ' or ')} in its EntryClass")]

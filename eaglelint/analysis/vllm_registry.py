@@ -34,7 +34,8 @@ from .project import Project
 from .refs import Ref
 from .sources import SourceError
 
-if TYPE_CHECKING:  # the resolver hands references here; only its type is needed
+if TYPE_CHECKING:  # the resolver and the reader hand references here; only their types are needed
+    from .calls import CallReader
     from .resolve import Resolver
 
 REGISTRY_MODULE = "vllm.model_executor.models.registry"
@@ -53,6 +54,15 @@ DRAFT_CONFIG = "draft_model_config"  # speculative_config's: a class that config
 FROM_CHECKPOINT = "chosen at load time by the checkpoint's config"
 NOT_TARGETS = ("_SPECULATIVE_DECODING_MODELS", "_EMBEDDING_MODELS", "_LATE_INTERACTION_MODELS", "_REWARD_MODELS",
                "_TOKEN_CLASSIFICATION_MODELS", "_SEQUENCE_CLASSIFICATION_MODELS")
+# vLLM's model loaders: the class they build is named by their arguments (through
+# registry.py), so a call to one keeps those arguments as `kw` Refs after the callee, and
+# the call Ref is named after the loader (`Loaders`). Name -> its positional parameters.
+LOADERS = {
+    "init_vllm_registered_model": ("vllm_config",),
+    "initialize_model": ("vllm_config",),
+    "with_hf_config": ("hf_config", "architectures"),
+}
+LOADER_ARGUMENTS = ("vllm_config", "hf_config", "architectures", "model_class")
 
 
 @dataclass(frozen=True)
@@ -223,6 +233,32 @@ def loaded(resolver: Resolver, ref: Ref, path: str, owner: ClassEntity | None, d
                 if isinstance(e, LoaderConfig):
                     config = e.arguments
     return _by_architectures(resolver, registry, ref.name, config, depth, (path, owner))
+
+
+class Loaders:
+    """vLLM's model loaders, the engine's call hook (calls.py): a call of one is read as a call
+    Ref named after it that keeps the arguments choosing the class (`loader_arguments`), and
+    evaluated as the registry builds it (`loaded`)."""
+
+    names = tuple(LOADERS)
+
+    def read(self, call: ast.Call, name: str, reader: CallReader) -> list[Ref] | None:
+        return [Ref("call", name, args=(c, *loader_arguments(call, name, reader))) for c in reader.refs(call.func)]
+
+    def evaluate(self, resolver: Resolver, ref: Ref, path: str, owner: ClassEntity | None,
+                 depth: int) -> list[Entity] | None:
+        return loaded(resolver, ref, path, owner, depth) if ref.kind == "call" and ref.name in LOADERS else None
+
+
+LOADER_CALLS = Loaders()
+
+
+def loader_arguments(call: ast.Call, loader: str, reader: CallReader) -> list[Ref]:
+    """`kw` Refs for the arguments of a loader call that choose the class it builds, string
+    constants kept whole (an architecture's name)."""
+    named = [*zip(LOADERS[loader], call.args, strict=False),
+             *((k.arg or "", k.value) for k in call.keywords if k.arg in LOADER_ARGUMENTS)]
+    return [Ref("kw", name, args=tuple(reader.refs(value, literal_strings=True))) for name, value in named]
 
 
 @dataclass(frozen=True)

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.discover import tree_files
-from ..analysis.exprs import REGISTRY_LOOKUP
 from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.served import REGISTRY_LOOKUP
 from ..analysis.sources import SourceError
 from ..analysis.wrappers import wrapped_candidates
 from ..packs import pack_members, select_interfaces

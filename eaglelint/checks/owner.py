@@ -257,7 +257,7 @@ def _shield(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
 
 
 def _chooser_gap(analysis: OwnerAnalysis, entry: ClassEntity, members: tuple[str, ...]) -> OwnerGap | None:
-    """A registered subclass whose constructor passes its base another decoder (choices.py),
+    """A registered subclass whose constructor passes its base another decoder (resolve.py),
     judged as an owner of that decoder; the members are written into the subclass."""
     own = analysis.owner(entry)
     if own is None or not own.head or own.collects is not True or not analysis.computes_logits(entry):
@@ -327,7 +327,7 @@ class Registry:
 
 def chooses_decoder(resolver: Resolver, sub: ClassEntity, owner: ClassEntity, parameter: str | None) -> bool:
     """A subclass whose instances hold another decoder than the owner's: it assigns one
-    itself, its constructor passes another class up (choices.py), or (where the decoder
+    itself, its constructor passes another class up (resolve.py), or (where the decoder
     is the default of a parameter of another method) it has its own __init__, which may
     pass another class: its verdict is not the owner's."""
     for c in resolver.mro(sub):

@@ -92,13 +92,25 @@ def test_a_candidates_verdict_is_what_support_config_says_for_a_checkpoint_givin
     assert verdict.status == verdicts(fixture_rows["ArchChosenVL"])[held]
 
 
-def test_a_version_table_the_config_is_not_read_for_is_unknown_with_the_versions(fixture_rows):
-    """VersionChosenVL picks its version class through a dict lookup eaglelint does not evaluate:
-    `support --config` cannot say which, and names what each would give."""
+@pytest.mark.parametrize("version, status, chosen", [
+    ("1.0", "supported after `eaglelint fix --write`", "CapturingVersion"),  # it delegates, once fixed
+    (2.0, "not supported", "PlainVersion"),  # a float in the config: str(2.0) is "2.0" as well
+    ("3.0", "not supported", None),  # no entry: the class raises ValueError
+])
+def test_a_version_table_is_read_as_the_class_computes_its_key(version, status, chosen):
+    """VersionChosenVL computes `tuple(int(x) for x in str(config.version).split("."))` and looks
+    it up in a module-level table: `support --config` follows the same steps to the class."""
     (verdict,) = checkpoint_verdicts([MODELS], select_interfaces(None),
-                                     {"architectures": ["VersionChosenVL"], "version": "1.0"})
-    assert verdict.status == "unknown"
-    assert "CapturingVersion" in verdict.reason and "PlainVersion" in verdict.reason
+                                     {"architectures": ["VersionChosenVL"], "version": version})
+    assert verdict.status == status
+    key = tuple(int(x) for x in str(version).split("."))  # what the class computes, computed here
+    assert f"version is {key!r}" in verdict.reason
+    assert (f"it holds {chosen} as self.version_model" in verdict.reason) if chosen else "no entry" in verdict.reason
+
+
+def test_a_version_table_without_its_key_in_the_config_is_unknown():
+    (verdict,) = checkpoint_verdicts([MODELS], select_interfaces(None), {"architectures": ["VersionChosenVL"]})
+    assert verdict.status == "unknown" and "the config has no version" in verdict.reason
 
 
 def _row(n_work, n_fail):

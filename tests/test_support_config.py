@@ -49,6 +49,17 @@ CASES = {
     "unregistered": ({"architectures": ["NoSuchModelForCausalLM"]}, FAILS, None, None),
     # model_loader/utils.py:201 reads architectures: the config does not say
     "no_architectures": ({"model_type": "llama"}, UNDECIDED, None, None),
+    # models/minicpmv.py:1741-1750: model_type minicpmv4_6 is version (4, 6) (_MODEL_TYPE_VERSIONS, :580),
+    # _SUPPORT_VERSION[(4, 6)] is MiniCPMV4_6 (:1701), whose llm (Qwen3.5, :1438-1443) has the capture
+    # member but nothing writes get_embed_and_head on MiniCPMV4_6: not supported even after the fix
+    "minicpmv_4_6": ({"architectures": ["MiniCPMV"], "model_type": "minicpmv4_6", "version": "4.6"}, FAILS,
+                     "MiniCPMV4_6", "EGL001"),
+    # a numeric version 2.6: MiniCPMV2_6 (:1698), whose llm is a Qwen2ForCausalLM (:902): delegations
+    "minicpmv_2_6": ({"architectures": ["MiniCPMV"], "model_type": "minicpmv", "version": 2.6}, AFTER_FIX,
+                     "MiniCPMV2_6", "EGL001"),
+    # no version and no 4.6+ model_type: the legacy default (2, 6) (:1744-1745)
+    "minicpmv_no_version": ({"architectures": ["MiniCPMV"], "model_type": "minicpmv"}, AFTER_FIX, "MiniCPMV2_6",
+                            "EGL001"),
 }
 
 

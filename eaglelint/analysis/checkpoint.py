@@ -311,3 +311,154 @@ def registry_pick(resolver: Resolver, cls: ClassEntity, attr: str, candidates: l
         return Pick(attr, key, model_type, holder.path, line, refused=True,
                     why=f"AutoModelForCausalLM gives {arch}, which no module of the scanned tree registers")
     return Pick(attr, key, model_type, holder.path, line, cls=found, why=f"AutoModelForCausalLM gives {arch}")
+
+
+class _ValueReader:
+    """Evaluates the plain statements of an `__init__` that compute a key from the config
+    (MiniCPM-V's version: `version = _MODEL_TYPE_VERSIONS[model_type]`, `version = (2, 6)`,
+    `tuple(int(x) for x in str(config.version).split("."))`), with module-level dict literals."""
+
+    def __init__(self, resolver: Resolver, path: str, fn: ast.FunctionDef | ast.AsyncFunctionDef,
+                 config: dict) -> None:
+        self.config = _ConfigReader(fn, config)
+        self.tables: dict[str, ast.Dict] = {}
+        for stmt in resolver.project.tree(path).body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and isinstance(stmt.value, ast.Dict):
+                self.tables[stmt.targets[0].id] = stmt.value
+        self.values: dict[str, object] = {}
+        self.read: tuple[str | int, ...] = ()  # the last config path a value or test read
+
+    def table(self, name: str) -> dict[object, ast.expr]:
+        """A module-level dict literal, its keys evaluated (Unmodelled where one is not a literal)."""
+        node = self.tables.get(name)
+        if node is None:
+            raise Unmodelled(f"{name} is not a dict literal of the module")
+        try:
+            return {ast.literal_eval(k): v for k, v in zip(node.keys, node.values, strict=True) if k is not None}
+        except ValueError:
+            raise Unmodelled(f"a key of {name} is not a literal") from None
+
+    def value(self, node: ast.AST) -> object:
+        path = self.config.path(node)
+        if path is not None:
+            self.read = path
+            try:
+                return config_value(self.config.config, path)
+            except ConfigKeyMissing:
+                if isinstance(node, ast.Call) and len(node.args) == 3:  # getattr(config, "k", default)
+                    return self.value(node.args[2])
+                raise
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Tuple | ast.List):
+            return tuple(self.value(e) for e in node.elts)
+        if isinstance(node, ast.Name) and node.id in self.values:
+            return self.values[node.id]
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            entry = self.table(node.value.id).get(self.value(node.slice))
+            if entry is None:
+                raise Unmodelled(f"line {node.lineno}: a key {node.value.id} does not hold")
+            return ast.literal_eval(entry)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("str", "tuple") \
+                and len(node.args) == 1:
+            inner = node.args[0]
+            if node.func.id == "tuple" and isinstance(inner, ast.ListComp | ast.GeneratorExp) \
+                    and isinstance(inner.elt, ast.Call) and isinstance(inner.elt.func, ast.Name) \
+                    and inner.elt.func.id == "int" and len(inner.generators) == 1:
+                return tuple(int(x) for x in self.value(inner.generators[0].iter))  # type: ignore[attr-defined]
+            found = self.value(inner)
+            return str(found) if node.func.id == "str" else tuple(found)  # type: ignore[arg-type]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split" \
+                and len(node.args) == 1:
+            return tuple(str(self.value(node.func.value)).split(str(self.value(node.args[0]))))
+        raise Unmodelled(f"line {getattr(node, 'lineno', '?')}: a value eaglelint does not evaluate")
+
+    def test(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return not self.test(node.operand)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" \
+                and len(node.args) == 2:
+            path = self.config.path(ast.Call(ast.Name("getattr"), [node.args[0], node.args[1]], []))
+            if path is None:
+                raise Unmodelled(f"line {node.lineno}: hasattr on what is not the config")
+            self.read = path
+            try:
+                config_value(self.config.config, path)
+            except ConfigKeyMissing:
+                return False
+            return True
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In | ast.NotIn) \
+                and isinstance(node.comparators[0], ast.Name) and node.comparators[0].id in self.tables:
+            inside = self.value(node.left) in self.table(node.comparators[0].id)
+            return inside if isinstance(node.ops[0], ast.In) else not inside
+        return self.config.test(node)[0]
+
+    def run(self, stmts: list[ast.stmt], stop: ast.stmt) -> bool:
+        """Runs the assignments and if/elif chains before `stop`; False where it meets `stop`'s block."""
+        for stmt in stmts:
+            if stmt is stop:
+                return False
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                try:
+                    self.values[stmt.targets[0].id] = self.value(stmt.value)
+                except Unmodelled:
+                    self.values.pop(stmt.targets[0].id, None)
+            elif isinstance(stmt, ast.If):
+                if not self.run(stmt.body if self.test(stmt.test) else stmt.orelse, stop):
+                    return False
+            else:
+                self.config.bind(stmt)
+        return True
+
+
+def table_pick(resolver: Resolver, cls: ClassEntity, attr: str, config: dict) -> Pick | None:
+    """Where the `__init__` that runs for cls builds `self.<attr>` from a class it reads out of a
+    module-level table by a key computed from the config (`instance_class = _SUPPORT_VERSION.get(
+    version)`, MiniCPM-V), the class this config gives; None where it does not build it so."""
+    owner = next((c for c in resolver.mro(cls) if resolver.defines(c, "__init__")), None)
+    node = class_node(resolver.project.tree(owner.path), owner.qualname) if owner is not None else None
+    fn = method_node(node, "__init__") if node is not None else None
+    if owner is None or fn is None:
+        return None
+    made: dict[str, ast.Call] = {}  # local -> the table lookup it holds
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = stmt.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get" \
+                    and isinstance(value.func.value, ast.Name) and len(value.args) == 1:
+                made[stmt.targets[0].id] = value
+    built = next(((s, made[s.value.func.id]) for s in ast.walk(fn) if isinstance(s, ast.Assign)
+                  and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name)
+                  and s.value.func.id in made and any(isinstance(t, ast.Name) for t in s.targets)
+                  or isinstance(s, ast.Assign) and _assigns([s], attr) and isinstance(s.value, ast.Call)
+                  and isinstance(s.value.func, ast.Name) and s.value.func.id in made), None)
+    if built is None:
+        return None
+    lookup = built[1]
+    table = lookup.func.value.id  # type: ignore[attr-defined]
+    reader = _ValueReader(resolver, owner.path, fn, config)
+    stop = next(s for s in fn.body if any(n is lookup for n in ast.walk(s)))
+    try:
+        reader.run(fn.body, stop)
+        key = reader.value(lookup.args[0])
+        chosen = reader.table(table).get(key)
+    except ConfigKeyMissing as exc:
+        return Pick(attr, exc.key, None, owner.path, lookup.lineno, missing=True)
+    except Unmodelled as exc:
+        return Pick(attr, key_text(reader.read), None, owner.path, lookup.lineno, why=str(exc))
+    said = key_text(reader.read)
+    try:  # what the config says there (absent: the class's own default applied)
+        raw = config_value(config, reader.read) if reader.read else None
+    except ConfigKeyMissing:
+        raw = None
+    name = ast.unparse(lookup.args[0])
+    if chosen is None:
+        return Pick(attr, said, raw, owner.path, lookup.lineno, refused=True,
+                    why=f"{name} is {key!r}, for which {table} has no entry")
+    found = [e for e in resolver.lookup(owner.path, chosen.id) if isinstance(e, ClassEntity)] \
+        if isinstance(chosen, ast.Name) else []
+    where = f"{name} is {key!r}, and {table}[{key!r}]"
+    if len(found) != 1:
+        return Pick(attr, said, raw, owner.path, lookup.lineno, why=f"{where} is no class eaglelint resolves")
+    return Pick(attr, said, raw, owner.path, lookup.lineno, cls=found[0], why=f"{where} is {found[0].qualname}")

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..analysis.checkpoint import ARCHITECTURES, Pick, branch_pick, registry_pick, served_class
+from ..analysis.checkpoint import ARCHITECTURES, Pick, branch_pick, registry_pick, served_class, table_pick
 from ..analysis.discover import discover
 from ..analysis.owners import OwnerAnalysis
 from ..analysis.presence import has_member
@@ -109,7 +109,8 @@ def _verdict(judge: Judge, registry_file: str, pack: Interface, config: dict, ar
         return _with(base, UNDECIDED, f"cannot tell which {pick.attr} {cls.qualname} builds for {said}: {pick.why}")
     found = judge.with_held(cls, pick.cls, pack)
     held = found.held
-    picked = f"for {said} ({where}) it holds {pick.cls.qualname} as self.{pick.attr}"
+    picked = f"for {said} ({where}{': ' + pick.why if pick.why else ''}) it holds {pick.cls.qualname} as " \
+             f"self.{pick.attr}"
     reason = f"{picked}, and {pick.cls.qualname} is {held.status}: {found.held_reason}" if found.held_decides \
         else f"{picked} ({held.status}); {cls.qualname}: {found.own_reason}"
     return Verdict(pack.name, found.status, reason, name, shown, pick, held, base.findings + _findings(judge, held))
@@ -128,7 +129,8 @@ def _pick(judge: Judge, cls: ClassEntity, pack: Interface, config: dict) -> Pick
         return None  # one model whatever the checkpoint: the row says it all
     attr, candidates = choice
     resolver = judge.resolver
-    return branch_pick(resolver, cls, attr, config) or registry_pick(resolver, cls, attr, candidates, config)
+    return branch_pick(resolver, cls, attr, config) or table_pick(resolver, cls, attr, config) or \
+        registry_pick(resolver, cls, attr, candidates, config)
 
 
 def _findings(judge: Judge, row: Row) -> tuple[Finding, ...]:

@@ -69,5 +69,24 @@ def test_the_shift_follows_where_the_decoder_captures(fixed):
     text = (fixed / "sglang/srt/models/contract_owners.py").read_text()
     members = text.split("def set_eagle3_layers_to_capture")[1:]
     shifted = ["[val + 1 for val in layer_ids]" in m.split("\n    def ")[0] for m in members]
-    assert shifted == [True, False, True, False, True]  # before, after, handed, the layer before, flagged
-    assert "self.model.mark_layers([val + 1 for val in layer_ids])" in members[-1]  # the decoder's own method
+    assert shifted == [True, False, True, False, True, True]  # before, after, handed, layer before, flagged, looped
+    assert "self.model.mark_layers([val + 1 for val in layer_ids])" in members[-2]  # the decoder's own method
+
+
+def _unrolled(steps: int) -> int:
+    """The stand-in state after `steps` unrolled layer steps of LoopedModel (layer i adds 2**i)."""
+    return sum(2 ** (step % standins.NUM_LAYERS) for step in range(steps))
+
+
+def test_fixed_looped_owner_captures_the_unrolled_steps_the_engine_names(fixed):
+    """The ids number the steps across both repeats (SGLang's loop models: num_hidden_layers *
+    num_loops); None counts them all: [1, n // 2 - 1, n - 4] over the 2 * 8 steps."""
+    with standins.installed(fixed):
+        module = importlib.import_module(MODULE)
+        for ids, steps in (([1, 9, 14], [1, 9, 14]), (None, [1, 7, 12])):
+            model = module.LoopedOwnerForCausalLM(standins.config())
+            standins.CALLS.clear()
+            model.set_eagle3_layers_to_capture(ids)
+            model.forward([1, 2, 3], [0, 1, 2], standins.ForwardBatch())
+            (args, _), = standins.CALLS
+            assert list(args[4]) == [_unrolled(k + 1) for k in steps], ids

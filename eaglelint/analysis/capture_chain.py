@@ -123,6 +123,9 @@ class DecoderCapture:
     # where the capture sits against the layer call in its loop: "before" layer i runs (it holds
     # layer i-1's output: the engine's id k is written k + 1) or "after" (k); None: cannot tell
     placement: str | None = None
+    # `N` of an enclosing `for loop in range(N)` that runs the layers again, numbered across the repeats
+    # (`loop * num_layers + i`): the engine's ids span N times the layers; None where they do not repeat
+    repeats: str | None = None
 
 
     @property
@@ -165,8 +168,10 @@ class _Read:
     placements: set[str] = field(default_factory=set)
     fields: set[str | None] = field(default_factory=set)
     unread: list[str] = field(default_factory=list)
+    repeats: set[str] = field(default_factory=set)
 
     def merge(self, inner: _Read) -> None:
+        self.repeats |= inner.repeats
         self.attrs |= inner.attrs
         self.flags |= inner.flags
         self.test = self.test or inner.test
@@ -424,7 +429,8 @@ class CaptureChainAnalysis:
         return DecoderCapture(cls, frozenset(attrs), frozenset(flags), returns, place, why, test,
                               frozenset(read.gates - attrs), read.boxed,
                               aux_fields=frozenset(f for f in read.fields if f) if None not in read.fields
-                              else frozenset(), placement=placement or None)
+                              else frozenset(), placement=placement or None,
+                              repeats=next(iter(read.repeats)) if len(read.repeats) == 1 else None)
 
     def layer_classes(self, cls: ClassEntity) -> list[ClassEntity]:
         """The classes a decoder builds its `self.layers` from (`make_layers(n, lambda idx, prefix:
@@ -564,7 +570,8 @@ class CaptureChainAnalysis:
         out = _Read(set(reader.attrs), set(reader.flags), reader.returns_aux, place,
                     Place(defined, reader.test_line, place.what) if reader.test_line else None,
                     set(reader.gates), reader.boxed, set(reader.placements),
-                    {self._field(defined, call, index, keyword) for call, index, keyword in reader.boxes})
+                    {self._field(defined, call, index, keyword) for call, index, keyword in reader.boxes},
+                    repeats=set(reader.repeats))
         for callee in reader.passes:  # returns what another forward or helper returns
             target = self._callee(cls, defined, callee)
             if target is None and self._submodule(cls, callee[1]):
@@ -600,6 +607,7 @@ class CaptureChainAnalysis:
             out.attrs |= inner.attrs
             out.flags |= inner.flags
             out.placements |= inner.placements
+            out.repeats |= inner.repeats
             out.test = out.test or inner.test
             out.unread += inner.unread
         return out
@@ -1832,6 +1840,7 @@ class _ForwardReader:
         self.boxes: list[tuple[ast.Call, int | None, str | None]] = []  # the call, and where aux goes in
         self.helper_calls: list[ast.Call] = []
         self.helper = bool(aux_params)  # a helper handed the list: its caller's loop is not seen here
+        self.repeats: set[str] = set()  # `range(N)` of a loop repeating the layers, read in unrolled ids
         self.nodes = nodes_of(fn)  # one walk, read by every pass below
         assigned: dict[str, list[ast.AST]] = {}
         for n in self.nodes:
@@ -1954,7 +1963,9 @@ class _ForwardReader:
         # `i in self.layers_to_capture` asks about this layer; `i - 1 in ...` about the one before it
         asked = [shift for part in parts if isinstance(part, ast.Compare) and len(part.ops) == 1
                  and isinstance(part.ops[0], ast.In)
-                 for shift in [next((_shift(part.left, n) for n in names if _shift(part.left, n) is not None), None)]
+                 for shift in [next((_shift(part.left, n) for n in names if _shift(part.left, n) is not None),
+                                    None) if not isinstance(part.left, ast.Name) or part.left.id in names
+                               else self._unrolled(part.left.id, names, loops, loop)]
                  if shift is not None]
         flag = (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "getattr"
                 and bool(test.args) and isinstance(test.args[0], ast.Name)
@@ -1972,6 +1983,25 @@ class _ForwardReader:
             handed = self._handed(call, feed)
             return handed + offset if handed else ""
         return ("before" if line < call.lineno else "after") + offset
+
+    def _unrolled(self, local: str, names: set[str], loops: list[ast.For | ast.AsyncFor], loop: ast.AST) -> int | None:
+        """`logical_id = loop_idx * num_layers + i; if logical_id in self.layers_to_capture`: the
+        layers numbered across the repeats of an enclosing `for loop_idx in range(N)` (the ids
+        span N times the layers); what the test adds to `i`, recording N in `self.repeats`."""
+        values = self.assigned.get(local, [])
+        if len(values) != 1 or not isinstance(values[0], ast.BinOp) or not isinstance(values[0].op, ast.Add):
+            return None
+        outer = [n for n in loops if n is not loop and isinstance(n.target, ast.Name) and isinstance(n.iter, ast.Call)
+                 and isinstance(n.iter.func, ast.Name) and n.iter.func.id == "range" and len(n.iter.args) == 1]
+        for mine, other in ((values[0].left, values[0].right), (values[0].right, values[0].left)):
+            shift = next((_shift(mine, n) for n in names if _shift(mine, n) is not None), None)
+            read = {m.id for m in ast.walk(other) if isinstance(m, ast.Name)}
+            repeat = next((n for n in outer if getattr(n.target, "id", None) in read), None)
+            if shift is not None and repeat is not None and not read & names and isinstance(other, ast.BinOp) \
+                    and isinstance(other.op, ast.Mult):
+                self.repeats.add(ast.unparse(repeat.iter.args[0]))  # type: ignore[attr-defined]
+                return shift
+        return None
 
     @staticmethod
     def _fed_name(feed: ast.AST) -> str:

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..analysis.capture_chain import DecoderCapture
 from ..analysis.owners import (
     CAPTURE_HOOK,
     LOGITS,
@@ -180,15 +181,7 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
     step = "\t" if indent.startswith("\t") else "    "
     held = f"self.{owner.attr}"
     if member == "get_embed_and_head":
-        embed = _embedding(analysis, decoder)
-        if embed is None:
-            raise NotFixable(f"which attribute of {decoder.qualname} embeds the tokens cannot be read off its "
-                             "forward")
-        if not owner.head:
-            raise NotFixable(f"{resolver.info(owner.cls).name} assigns no self.lm_head to return")
-        return [f"{indent}def get_embed_and_head(self):",
-                f"{indent}{step}return {held}.{embed}.weight, self.lm_head.weight"], \
-            f"the embedding {held}.{embed} that {decoder.qualname}.forward runs on the tokens, and self.lm_head"
+        return _embed_and_head(analysis, owner, indent)
     if not capture.collects:
         raise NotFixable(capture.why)
     outside = _state_outside_verify(analysis, owner, decoder)
@@ -213,7 +206,7 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
     if has_member(resolver, owner.cls, "pp_group"):
         head += [f"{indent}{step}if not self.pp_group.is_last_rank:", f"{indent}{step}{step}return"]
     head += [f"{indent}{step}if layer_ids is None:",
-             f"{indent}{step}{step}num_layers = len({held}.layers)",
+             f"{indent}{step}{step}num_layers = {_layer_count(capture, held)}",
              f"{indent}{step}{step}layer_ids = [1, num_layers // 2 - 1, num_layers - 4]"]
     if resolver.find_member(owner.cls, FLAG) is None:  # a property forwards the decoder's state itself
         head.append(f"{indent}{step}self.{FLAG} = True")
@@ -238,6 +231,43 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
             return body, f"{how}, through {decoder.qualname}.{name}"
     flags = ", ".join(sorted(capture.flags))
     raise NotFixable(f"{capture.test or capture.place} reads the per-layer flag {flags}, and {why}")
+
+
+def _embed_and_head(analysis: OwnerAnalysis, owner: Owner, indent: str) -> tuple[list[str], str]:
+    """get_embed_and_head: the embedding the decoder's forward runs on the tokens, and the owner's head."""
+    decoder = owner.decoders[0].cls
+    step = "\t" if indent.startswith("\t") else "    "
+    held = f"self.{owner.attr}"
+    embed = _embedding(analysis, decoder)
+    if embed is None:
+        raise NotFixable(f"which attribute of {decoder.qualname} embeds the tokens cannot be read off its forward")
+    if not owner.head:
+        raise NotFixable(f"{analysis.resolver.info(owner.cls).name} assigns no self.lm_head to return")
+    return [f"{indent}def get_embed_and_head(self):",
+            f"{indent}{step}return {held}.{embed}.weight, self.lm_head.weight"], \
+        f"the embedding {held}.{embed} that {decoder.qualname}.forward runs on the tokens, and self.lm_head"
+
+
+def _layer_count(capture: DecoderCapture, held: str) -> str:
+    """How many layers the engine's ids number: the decoder's, times the repeats it runs them."""
+    count = f"len({held}.layers)"
+    if capture.repeats is None:
+        return count
+    if not capture.repeats.startswith("self.") or not _reads_self_only(capture.repeats):
+        raise NotFixable(f"{capture.test or capture.place} numbers the layers across {capture.repeats} repeats, "
+                         "which the owner cannot read")
+    return f"{count} * {held}.{capture.repeats[len('self.'):]}"
+
+
+def _reads_self_only(text: str) -> bool:
+    """`self.config.num_loops`: attributes of self, nothing else to evaluate."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "self"
 
 
 def _plus(shift: int) -> str:

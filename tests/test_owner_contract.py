@@ -25,7 +25,7 @@ from test_chain_oracle import ASKED, drive
 ROOT = FIXTURES / "owner_contract"
 MODULE = "sglang.srt.models.contract_owners"
 CLASSES = ("BeforeOwnerForCausalLM", "AfterOwnerForCausalLM", "HandedOwnerForCausalLM",
-           "PreviousLayerOwnerForCausalLM", "FlaggedOwnerForCausalLM")
+           "PreviousLayerOwnerForCausalLM", "FlaggedOwnerForCausalLM", "OwnForwardSubclassForCausalLM")
 
 
 def eaglelint(*args: object) -> subprocess.CompletedProcess[str]:

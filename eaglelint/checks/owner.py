@@ -226,7 +226,38 @@ def check(context: Context, cls: ClassEntity) -> list[Finding]:
     if not gap.owner.head or gap.owner.collects is not True or not analysis.computes_logits(cls):
         return out
     registered = registry.registered(gap)
-    return out + (_findings(analysis, registered, wanted) if registered is not None else [])
+    if registered is None:
+        return out
+    out += _findings(analysis, registered, wanted)
+    for entry, _ in registered.entries:  # a served subclass whose own forward drops what the member turns on
+        if entry != cls and CAPTURE_HOOK in gap.missing and analysis.resolver.defines(entry, "forward"):
+            out += _own_forward(analysis, gap, entry, wanted)
+    return out
+
+
+def _own_forward(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
+                 wanted: dict[str, InterfaceMethod]) -> list[Finding]:
+    """A registered subclass that will inherit the capture member the fix writes into its base,
+    but runs a forward of its own that does not hand the aux states to its logits processor
+    (MiMoV2ASR over MiMo): its finding, whose fix unpacks and passes them there."""
+    try:
+        base = plan_class(analysis, gap.owner, gap.missing)
+        plan = plan_class(analysis, replace(gap.owner, cls=entry), (CAPTURE_HOOK,)) \
+            if CAPTURE_HOOK in dict(base.methods) else None
+    except NotFixable as exc:
+        plan, reason = None, str(exc)
+    else:
+        reason = plan.refusals.get(CAPTURE_HOOK, "") if plan is not None else ""
+    if plan is not None and not plan.edits and not reason:
+        return []  # its forward already unpacks and passes them
+    info = analysis.resolver.info(entry)
+    fixable = plan is not None and not reason
+    how = "eaglelint fix unpacks and passes them there" if fixable else f"change it by hand ({reason})"
+    message = (f"{info.name} would inherit {CAPTURE_HOOK} from {gap.cls.qualname} once eaglelint fix writes it "
+               f"there, but its own forward does not hand the aux hidden states to its logits processor; {how}")
+    return [Finding(os.path.abspath(entry.path), info.line, info.column, CODE if fixable else NO_FIX_CODE, message,
+                    class_name=info.name, wrapped_class=gap.owner.decoders[0].cls.qualname, method=CAPTURE_HOOK,
+                    interface=wanted[CAPTURE_HOOK].interface, wrapper_attribute=gap.owner.attr, entry_class=True)]
 
 
 def _shield(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,

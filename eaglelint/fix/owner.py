@@ -94,6 +94,14 @@ def _plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
     plan = ClassPlan(info.name, end=after_body(lines, info.end_line, indent))
     if imports is None:
         imports = ImportPlan(resolver.module(owner.cls.path), resolver.project, Path(owner.cls.path))
+    assigning = analysis.owner(owner.cls)
+    if missing == (CAPTURE_HOOK,) and assigning is not None and assigning.cls != owner.cls \
+            and assigning.decoders == owner.decoders and resolver.defines(owner.cls, "forward") \
+            and _base_fixed(analysis, assigning.cls):
+        # it inherits the member the same run writes into its base: only its own forward to change
+        plan.edits += _aux_path(analysis, owner, lines)
+        plan.contracts[CAPTURE_HOOK] = f"its own forward, for the member {assigning.cls.qualname} gets"
+        return plan
     if owner.collects is False and missing == (CAPTURE_HOOK,):  # a subclass shielded from its base's member
         plan.methods.append((CAPTURE_HOOK, _refusing(analysis, owner, indent)))
         plan.contracts[CAPTURE_HOOK] = f"{owner.decoders[0].why}: a member that raises AttributeError"
@@ -569,6 +577,9 @@ def plan_owner_file(file: EditableFile, findings: list[Finding], project: Projec
         for member, why in cls_plan.refusals.items():
             if member in by_member:
                 out.append(replace(by_member.pop(member), fix_refusal=why))
+        if not cls_plan.methods and cls_plan.edits and CAPTURE_HOOK in by_member:  # its forward only
+            fix = Fix(tuple(cls_plan.edits), (qualname, CAPTURE_HOOK), file.digest, rank=len(out))
+            out.append(replace(by_member.pop(CAPTURE_HOOK), fix=fix))
         for member, method in cls_plan.methods:
             needs: list[ImportNeed] = []
             for name, provider in cls_plan.names.get(member, {}).items():

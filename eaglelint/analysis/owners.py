@@ -159,6 +159,9 @@ class OwnerAnalysis:
         fn, lines = info.methods.get(name), self.lines(cls.path)
         if fn is None or lines is None:
             return None, None
+        held = self._held_method(cls, name, fn.line)
+        if held is not None:  # its class was parsed in this run: the same text, already parsed
+            return held, None
         end = min((m.line for m in info.methods.values() if m.line > fn.line), default=info.end_line + 1)
         chunk = lines[fn.line - 1:end - 1]
         while chunk and chunk[-1].lstrip().startswith(("@", "#", "\n", "\r")) or chunk and not chunk[-1].strip():
@@ -179,6 +182,17 @@ class OwnerAnalysis:
         node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                      and n.name == name), None)
         return node, offsets
+
+    def _held_method(self, cls: ClassEntity, name: str, line: int) -> ast.AST | None:
+        """`cls.name` out of the tree of cls's top-level class, where this run parsed that class."""
+        mod = self.resolver.module(cls.path)
+        top, *inner = cls.qualname.split(".")
+        node: ast.AST | None = mod.classes.tree(top) if mod is not None and isinstance(mod.classes, LazyClasses) \
+            else None
+        for part in inner:
+            node = next((n for n in getattr(node, "body", ()) if isinstance(n, ast.ClassDef) and n.name == part), None)
+        return next((n for n in getattr(node, "body", ()) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and n.name == name and line in (n.lineno, *(d.lineno for d in n.decorator_list))), None)
 
     # -- shapes ------------------------------------------------------------
     def owner(self, cls: ClassEntity) -> Owner | None:

@@ -48,8 +48,6 @@ def _is_pooled(call: ast.Call) -> bool:
     return name.endswith("PoolerOutput") or name == "pooler"
 
 
-# what DSpark's setters write (`dspark_layers_to_capture`): a decoder reading only these has no EAGLE-3 path
-OTHER_CAPTURES = ("dspark_",)
 # a class whose text has no `self.model` cannot assign it: a lazy summary leaves it unparsed
 ASSIGNS_DECODER = re.compile(r"self\s*\.\s*(?:" + "|".join(DECODER_ATTRS) + r")\b")
 _PARAMETER = re.compile(r"parameter '(\w+)'")
@@ -277,13 +275,13 @@ class OwnerAnalysis:
 
     def decoder(self, cls: ClassEntity) -> Decoder:
         """Whether cls's forward collects aux hidden states: the capture chain's reading
-        (capture_chain.py), so that owners, the chain and `support` mean one thing."""
+        (capture_chain.py), so that owners, the chain and `support` mean one thing. A list read
+        in the layer loop and returned is a capture path whatever it is called (DSpark's
+        `dspark_layers_to_capture` too): whether an EAGLE-3 member can drive it is decided by
+        the member read off the decoder and the chain that runs it (fix/owner.py)."""
         if cls not in self._decoders:
             capture = self.chains.decoder(cls)
-            collects, why = capture.collects, capture.why
-            if collects and capture.attrs and all(a.startswith(OTHER_CAPTURES) for a in capture.attrs):
-                collects, why = False, f"{why}: only for another algorithm's capture, no EAGLE-3 path"
-            self._decoders[cls] = Decoder(cls, collects, why)
+            self._decoders[cls] = Decoder(cls, capture.collects, capture.why)
         return self._decoders[cls]
 
     @property

@@ -189,3 +189,20 @@ def test_the_owner_bytes_test_takes_a_class_as_registered_only_by_its_whole_name
         raw = body + b"EntryClass = [" + listed + b"]\n"
         path = Path("/t/toy.py")
         assert may_hold_owner(path, ClassIndex({path: raw})) is expected, listed
+
+
+@pytest.mark.parametrize("forward", [
+    b"        return self._run(x)\n\n    def _run(self, x):\n        aux = []\n        return x, aux\n",
+    b"        aux = (\n            Packer.for_batch(x, 2)\n        )\n        return x, aux\n",
+], ids=["method", "classmethod"])
+def test_the_owner_bytes_test_keeps_a_decoder_that_collects_through_a_method_or_a_classmethod(forward):
+    """`may_hold_owner` may drop only a decoder that cannot collect: one whose forward returns
+    what a method of its own returns, or collects into `Packer.for_batch(...)`, may."""
+    from eaglelint.checks.owner import ClassIndex, may_hold_owner
+
+    raw = (b"class ToyModel(nn.Module):\n    def forward(self, x):\n" + forward + b"\n\n"
+           b"class ToyForCausalLM(nn.Module):\n    def __init__(self, config):\n"
+           b"        self.model = ToyModel(config)\n        self.lm_head = None\n"
+           b"        self.logits_processor = None\n\n\nEntryClass = [ToyForCausalLM]\n")
+    path = Path("/t/toy.py")
+    assert may_hold_owner(path, ClassIndex({path: raw}))

@@ -94,6 +94,11 @@ def test_reasons_name_the_decoder_and_the_fix(fixture_rows):
     assert rows["LonelyForCausalLM"].detail.startswith("write by hand")
     # the wrapper is pointed at the held model's own gap, the finding that fills it first
     assert "LonelyForCausalLM's gap first (EGL041" in rows["LonelyVLForConditionalGeneration"].detail
+    # one member written by the fix, the other by hand: each said with its own finding
+    two = rows["TwoPathForCausalLM"]
+    assert (two.status, set(two.codes)) == (IMPLEMENTABLE, {"EGL040", "EGL041"})
+    assert two.detail.startswith(
+        "eaglelint fix writes get_embed_and_head; write by hand set_eagle3_layers_to_capture (")
 
 
 def test_a_forward_without_aux_is_named_with_its_logits_call(fixture_rows):
@@ -223,6 +228,13 @@ HAND_CHECKED = {
         "NemotronH_Omni_Reasoning_V3": IMPLEMENTABLE,
         # gemma3n_mm.py: an owner of self.language_model = Gemma3nTextModel (layers, no head), which collects nothing
         "Gemma3nForConditionalGeneration": NOT_SUPPORTED,
+        # kimi_linear.py: KimiLinearModel appends layer i's output after the layer call when i is in
+        # self.dspark_layers_to_capture (738-747) and returns the list (760-761); the served forward
+        # unpacks under capture_aux_hidden_states and passes it (828-836): EGL040 writes both members
+        "KimiLinearForCausalLM": IMPLEMENTABLE,
+        # deepseek_v4.py: the same list, captured after the layer in _forward_impl (4559-4573) and
+        # before it in _forward_layers_hc_pre_from_prev (4203-4210): EGL041, no one shift serves both
+        "DeepseekV4ForCausalLM": IMPLEMENTABLE,
     },
 }
 

@@ -55,7 +55,9 @@ CAPTURE_HOOK = "set_eagle3_layers_to_capture"
 FLAG = "capture_aux_hidden_states"
 LAYER_CONTAINER = "layers"
 OUTSIDE = "outside the scanned tree"  # the resolver's reason for a class of another package
-_FEEDERS = ("append", "extend", "capture", "add", "insert")
+# how a capture reaches the list: `slot` is AuxHiddenStatePacker's (layers/aux_hidden_states.py, 0.5.23):
+# a producer writes the capture into the view it takes (`mhc_stream_mean(h, out=aux.slot(h[:, 0]))`)
+_FEEDERS = ("append", "extend", "capture", "add", "insert", "slot")
 # the engine's logits processor (sglang/srt/layers/logits_processor.py): `forward(input_ids,
 # hidden_states, lm_head, logits_metadata, aux_hidden_states=None, ...)` in every release checked
 # (0.5.2 to 0.5.23); the draft gets aux hidden states only through that argument
@@ -126,26 +128,31 @@ class DecoderCapture:
     # `N` of an enclosing `for loop in range(N)` that runs the layers again, numbered across the repeats
     # (`loop * num_layers + i`): the engine's ids span N times the layers; None where they do not repeat
     repeats: str | None = None
-
+    # each place it captures against the layer call ("before", "after", "" where eaglelint cannot
+    # tell), with where: several when the forward's paths capture in different places
+    sites: tuple[tuple[str, Place], ...] = ()
 
     @property
     def shift(self) -> int | None:
         """What the engine's layer id k must become in the list the decoder tests: a capture
         before layer i runs holds layer i - 1's output (k + 1), after it runs layer i's (k); a
         test asking about `i - 1` takes one away. None where the placement cannot be read."""
-        found = re.fullmatch(r"(before|after)([+-]\d+)?", self.placement or "")
-        if found is None:
-            return None
-        return (1 if found.group(1) == "before" else 0) + int(found.group(2) or 0)
+        return placement_shift(self.placement or "")
+
+    @property
+    def site_shifts(self) -> list[int]:
+        """The shifts its capture places ask for, where they can be read, in their order."""
+        return list(dict.fromkeys(s for p, _ in self.sites if (s := placement_shift(p)) is not None))
 
     @property
     def placement_text(self) -> str:
         """"captures before the layer call", "... after ...", with the test's own offset."""
         found = re.fullmatch(r"(before|after)([+-]\d+)?", self.placement or "")
+        if found is None and len(self.sites) > 1:
+            return "captures " + " and ".join(f"{_site_text(p)} in {at}" for p, at in self.sites)
         if found is None:
             return "captures where eaglelint cannot tell"
-        asks = f", for the layer {_plus('i', int(found.group(2)))}" if found.group(2) else ""
-        return f"captures {found.group(1)} the layer call{asks}"
+        return f"captures {_site_text(self.placement or '')}"
 
     @property
     def collects(self) -> bool | None:
@@ -165,7 +172,7 @@ class _Read:
     test: Place | None
     gates: set[str]
     boxed: bool
-    placements: set[str] = field(default_factory=set)
+    placements: dict[str, Place] = field(default_factory=dict)  # each placement, where it is first read
     fields: set[str | None] = field(default_factory=set)
     unread: list[str] = field(default_factory=list)
     repeats: set[str] = field(default_factory=set)
@@ -176,7 +183,8 @@ class _Read:
         self.flags |= inner.flags
         self.test = self.test or inner.test
         self.gates |= inner.gates
-        self.placements |= inner.placements
+        for p, at in inner.placements.items():
+            self.placements.setdefault(p, at)
         self.boxed = self.boxed or inner.boxed
         self.fields |= inner.fields
         self.unread += inner.unread
@@ -417,20 +425,21 @@ class CaptureChainAnalysis:
             why = f"{where} collects aux hidden states (reads {', '.join(names)})"
         if returns is None and read.unread:
             why = "; ".join(read.unread)
-        placements = set()
-        for p in read.placements:
+        placements: dict[str, Place] = {}
+        for p, at in read.placements.items():
             if p.startswith("handed:"):
                 handed, _, offset = p[len("handed:"):].partition(";")
                 where = self._layer_placement(cls, handed)
                 p = where + offset if where else ""
-            placements.add(p)
-        placements = placements - {"outside"} or placements
-        placement = next(iter(placements)) if len(placements) == 1 and placements != {"outside"} else ""
+            placements.setdefault(p, at)
+        placements = {p: at for p, at in placements.items() if p != "outside"} or placements
+        placement = next(iter(placements)) if len(placements) == 1 and "outside" not in placements else ""
         return DecoderCapture(cls, frozenset(attrs), frozenset(flags), returns, place, why, test,
                               frozenset(read.gates - attrs), read.boxed,
                               aux_fields=frozenset(f for f in read.fields if f) if None not in read.fields
                               else frozenset(), placement=placement or None,
-                              repeats=next(iter(read.repeats)) if len(read.repeats) == 1 else None)
+                              repeats=next(iter(read.repeats)) if len(read.repeats) == 1 else None,
+                              sites=tuple(placements.items()) if len(placements) > 1 else ())
 
     def layer_classes(self, cls: ClassEntity) -> list[ClassEntity]:
         """The classes a decoder builds its `self.layers` from (`make_layers(n, lambda idx, prefix:
@@ -569,7 +578,8 @@ class CaptureChainAnalysis:
         reader = _ForwardReader(fn, aux_params)
         out = _Read(set(reader.attrs), set(reader.flags), reader.returns_aux, place,
                     Place(defined, reader.test_line, place.what) if reader.test_line else None,
-                    set(reader.gates), reader.boxed, set(reader.placements),
+                    set(reader.gates), reader.boxed,
+                    {p: Place(defined, line, place.what) for p, line in reader.placements.items()},
                     {self._field(defined, call, index, keyword) for call, index, keyword in reader.boxes},
                     repeats=set(reader.repeats))
         for callee in reader.passes:  # returns what another forward or helper returns
@@ -606,7 +616,8 @@ class CaptureChainAnalysis:
             inner = self._read_forward(cls, target[0], node, depth + 1, names)
             out.attrs |= inner.attrs
             out.flags |= inner.flags
-            out.placements |= inner.placements
+            for p, at in inner.placements.items():
+                out.placements.setdefault(p, at)
             out.repeats |= inner.repeats
             out.test = out.test or inner.test
             out.unread += inner.unread
@@ -1733,6 +1744,24 @@ def _ref_path(ref: Ref) -> Path_ | None:
     return None
 
 
+def placement_shift(placement: str) -> int | None:
+    """What the engine's id k must become for a capture so placed: "before" k + 1, "after" k,
+    with the capture test's own offset ("before-1": k); None where the placement is unknown."""
+    found = re.fullmatch(r"(before|after)([+-]\d+)?", placement)
+    if found is None:
+        return None
+    return (1 if found.group(1) == "before" else 0) + int(found.group(2) or 0)
+
+
+def _site_text(placement: str) -> str:
+    """"before the layer call", "after the layer call, for the layer i - 1", or where unknown."""
+    found = re.fullmatch(r"(before|after)([+-]\d+)?", placement)
+    if found is None:
+        return "where eaglelint cannot tell"
+    asks = f", for the layer {_plus('i', int(found.group(2)))}" if found.group(2) else ""
+    return f"{found.group(1)} the layer call{asks}"
+
+
 def _plus(name: str, offset: int) -> str:
     """`k`, `k + 1`, `k - 1`."""
     return name if not offset else f"{name} {'+' if offset > 0 else '-'} {abs(offset)}"
@@ -1835,7 +1864,7 @@ class _ForwardReader:
         self.passes: list[tuple[str, str]] = []  # ("super" | "self", method) whose result it returns
         self.returns_aux: bool | None = False
         self.gates: set[str] = set()  # self attributes an undecided test reads before aux is returned
-        self.placements: set[str] = set()
+        self.placements: dict[str, int] = {}  # where the capture sits, at the line it is first read
         self.boxed = False  # returns aux inside an object it builds (a NamedTuple, a dataclass)
         self.boxes: list[tuple[ast.Call, int | None, str | None]] = []  # the call, and where aux goes in
         self.helper_calls: list[ast.Call] = []
@@ -1856,7 +1885,10 @@ class _ForwardReader:
         self.assigned = assigned
         self.arguments: set[int] = set()  # ids of Name nodes handed to a call
         self.layer_locals = self._find_layer_locals(fn)
-        self.aux = self._fed(fn) | aux_params
+        fed = self._fed(fn)
+        # a helper handed the list collects into that list (and what it hands on to it), not into
+        # objects of its own it hands to calls (`state = HcState(h)`)
+        self.aux = aux_params | (fed & self._fed_into(aux_params)) if aux_params else fed
         for n in self.nodes if aux_params else ():  # a helper handed the list gives it back as a capture target
             if isinstance(n, ast.Return) and n.value is not None:
                 self.arguments |= {id(m) for m in ast.walk(n.value) if isinstance(m, ast.Name) and m.id in aux_params}
@@ -1879,19 +1911,26 @@ class _ForwardReader:
                         break
             # a local fed under no test that no return mentions (`zero_allocator` handed to each
             # layer) is no capture: it says nothing of where the capture sits
-            returned = {m.id for n in self.nodes if isinstance(n, ast.Return) and n.value is not None
-                        for m in ast.walk(n.value) if isinstance(m, ast.Name)}
-            self.placements = {self._placement(feed, tests) for feed, tests in feeds
-                               if tests or self._fed_name(feed) in returned | self.feeders}
+            self._place(feeds)
         for n in self.nodes:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
                     and n.func.value.id == "self" and n.func.attr != "forward":
                 self.helper_calls.append(n)
         self.returns_aux = self._returns(fn)
 
+    def _place(self, feeds: list[tuple[ast.AST, list[ast.AST]]]) -> None:
+        """Where each feed captures, at the line it is first read."""
+        returned = {m.id for n in self.nodes if isinstance(n, ast.Return) and n.value is not None
+                    for m in ast.walk(n.value) if isinstance(m, ast.Name)}
+        for feed, tests in feeds:
+            if tests or self._fed_name(feed) in returned | self.feeders:
+                self.placements.setdefault(self._placement(feed, tests), getattr(feed, "lineno", 0))
+
     def _fed(self, fn: ast.AST) -> set[str]:
         """Locals made empty (`[]`, `AuxHiddenStateList()`) that something appends to or hands
-        to a layer as its capture target."""
+        to a layer as its capture target. One handed to some other call (`prepare(LayerCall(...))`)
+        is a collection only where the forward hands it on to a layer or a method of its own,
+        or gives it back."""
         out: set[str] = set()
         empty = {name for name, values in self.assigned.items() if any(
             (isinstance(v, ast.List) and not v.elts) or (isinstance(v, ast.Dict) and not v.keys)
@@ -1899,6 +1938,7 @@ class _ForwardReader:
             for value in values for v in ((value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,)))}
         if not empty:
             return set()
+        given = self._given_back()
         for n in self.nodes:
             if isinstance(n, ast.Attribute) and n.attr in _FEEDERS and isinstance(n.value, ast.Name):
                 out.add(n.value.id)
@@ -1910,9 +1950,36 @@ class _ForwardReader:
                 for a in [*n.args, *(k.value for k in n.keywords)]:
                     for v in (a.body, a.orelse) if isinstance(a, ast.IfExp) else (a,):
                         if isinstance(v, ast.Name):
-                            out.add(v.id)
+                            if v.id in given or self._calls_layer(n) or _of_self(n.func):
+                                out.add(v.id)
                             self.arguments.add(id(v))
         return out & empty
+
+    def _given_back(self) -> set[str]:
+        """Names a return mentions, and the names in what is assigned to them (`out = (h, aux)`)."""
+        out = {m.id for n in self.nodes if isinstance(n, ast.Return) and n.value is not None
+               for m in ast.walk(n.value) if isinstance(m, ast.Name)}
+        todo = list(out)
+        while todo:
+            for value in self.assigned.get(todo.pop(), []):
+                for m in ast.walk(value):
+                    if isinstance(m, ast.Name) and m.id not in out:
+                        out.add(m.id)
+                        todo.append(m.id)
+        return out
+
+    def _fed_into(self, lists: frozenset[str]) -> set[str]:
+        """The locals a helper collects first and then hands to the list it was given
+        (`aux.extend(found)`, `aux += found`)."""
+        out: set[str] = set()
+        for n in self.nodes:
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _FEEDERS \
+                    and isinstance(n.func.value, ast.Name) and n.func.value.id in lists:
+                out |= {a.id for a in n.args if isinstance(a, ast.Name)}
+            elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id in lists \
+                    and isinstance(n.value, ast.Name):
+                out.add(n.value.id)
+        return out
 
     def _feeds(self, fn: ast.AST) -> list[tuple[ast.AST, list[ast.AST]]]:
         """Each place an aux local is fed, with the tests that guard it."""
@@ -1947,7 +2014,7 @@ class _ForwardReader:
         `self.end_layer in self.layers_to_capture`: it decides nothing against a loop's feed);
         "handed:<parameter>" (a keyword) or "handed:#<n>" (a position) where the capture target
         is handed to the layer call itself, for the layer's forward to decide; "" where not that
-        plain."""
+        plain (a layer call on each side of the capture, or several that it is handed to)."""
         line = getattr(feed, "lineno", 0)
         loops = [n for n in self.nodes if isinstance(n, (ast.For, ast.AsyncFor)) and n.lineno <= line
                  <= (n.end_lineno or 0)]
@@ -1976,13 +2043,18 @@ class _ForwardReader:
             return ""
         offset = f"{asked[0]:+d}" if asked and asked[0] else ""
         calls = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Call) and self._calls_layer(n)]
-        if len(calls) != 1:
-            return ""  # no layer call, or several
-        call = calls[0]
-        if call.lineno <= line <= (call.end_lineno or 0):
-            handed = self._handed(call, feed)
+        if not calls:
+            return ""
+        if any(call.lineno <= line <= (call.end_lineno or 0) for call in calls):
+            handed = self._handed(calls[0], feed) if len(calls) == 1 else ""
             return handed + offset if handed else ""
-        return ("before" if line < call.lineno else "after") + offset
+        # the layer may be called on several branches (`self.layers[i](...)` on one device,
+        # `self.layers[i].forward_fused(...)` on another): the capture must sit on one side of them all
+        if all(line < call.lineno for call in calls):
+            return "before" + offset
+        if all(line > (call.end_lineno or call.lineno) for call in calls):
+            return "after" + offset
+        return ""
 
     def _unrolled(self, local: str, names: set[str], loops: list[ast.For | ast.AsyncFor], loop: ast.AST) -> int | None:
         """`logical_id = loop_idx * num_layers + i; if logical_id in self.layers_to_capture`: the

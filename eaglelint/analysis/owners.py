@@ -48,8 +48,6 @@ def _is_pooled(call: ast.Call) -> bool:
     return name.endswith("PoolerOutput") or name == "pooler"
 
 
-# what DSpark's setters write (`dspark_layers_to_capture`): a decoder reading only these has no EAGLE-3 path
-OTHER_CAPTURES = ("dspark_",)
 # a class whose text has no `self.model` cannot assign it: a lazy summary leaves it unparsed
 ASSIGNS_DECODER = re.compile(r"self\s*\.\s*(?:" + "|".join(DECODER_ATTRS) + r")\b")
 _PARAMETER = re.compile(r"parameter '(\w+)'")
@@ -159,6 +157,9 @@ class OwnerAnalysis:
         fn, lines = info.methods.get(name), self.lines(cls.path)
         if fn is None or lines is None:
             return None, None
+        held = self._held_method(cls, name, fn.line)
+        if held is not None:  # its class was parsed in this run: the same text, already parsed
+            return held, None
         end = min((m.line for m in info.methods.values() if m.line > fn.line), default=info.end_line + 1)
         chunk = lines[fn.line - 1:end - 1]
         while chunk and chunk[-1].lstrip().startswith(("@", "#", "\n", "\r")) or chunk and not chunk[-1].strip():
@@ -179,6 +180,17 @@ class OwnerAnalysis:
         node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                      and n.name == name), None)
         return node, offsets
+
+    def _held_method(self, cls: ClassEntity, name: str, line: int) -> ast.AST | None:
+        """`cls.name` out of the tree of cls's top-level class, where this run parsed that class."""
+        mod = self.resolver.module(cls.path)
+        top, *inner = cls.qualname.split(".")
+        node: ast.AST | None = mod.classes.tree(top) if mod is not None and isinstance(mod.classes, LazyClasses) \
+            else None
+        for part in inner:
+            node = next((n for n in getattr(node, "body", ()) if isinstance(n, ast.ClassDef) and n.name == part), None)
+        return next((n for n in getattr(node, "body", ()) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and n.name == name and line in (n.lineno, *(d.lineno for d in n.decorator_list))), None)
 
     # -- shapes ------------------------------------------------------------
     def owner(self, cls: ClassEntity) -> Owner | None:
@@ -263,13 +275,13 @@ class OwnerAnalysis:
 
     def decoder(self, cls: ClassEntity) -> Decoder:
         """Whether cls's forward collects aux hidden states: the capture chain's reading
-        (capture_chain.py), so that owners, the chain and `support` mean one thing."""
+        (capture_chain.py), so that owners, the chain and `support` mean one thing. A list read
+        in the layer loop and returned is a capture path whatever it is called (DSpark's
+        `dspark_layers_to_capture` too): whether an EAGLE-3 member can drive it is decided by
+        the member read off the decoder and the chain that runs it (fix/owner.py)."""
         if cls not in self._decoders:
             capture = self.chains.decoder(cls)
-            collects, why = capture.collects, capture.why
-            if collects and capture.attrs and all(a.startswith(OTHER_CAPTURES) for a in capture.attrs):
-                collects, why = False, f"{why}: only for another algorithm's capture, no EAGLE-3 path"
-            self._decoders[cls] = Decoder(cls, collects, why)
+            self._decoders[cls] = Decoder(cls, capture.collects, capture.why)
         return self._decoders[cls]
 
     @property

@@ -340,6 +340,9 @@ class LazyClasses(_Lazy[ClassInfo]):
         self._texts: dict[str, str] = {}
         self._words: dict[str, frozenset[str]] = {}
         self._offsets: list[int] | None = None  # where each line of the text starts
+        # the classes parsed alone in this run, for whoever reads one of their methods next
+        # (analysis/owners.py): a method is then not parsed a second time
+        self._trees: dict[str, ast.ClassDef] = {}
 
     def bind(self, mod: ModuleSummary, text: Callable[[], str],
              constants: dict[str, frozenset[str]] | None = None,
@@ -360,10 +363,15 @@ class LazyClasses(_Lazy[ClassInfo]):
         for name in ("_mod", "_text", "_summarizer", "_lines", "_on_error"):
             state[name] = None
         state["_heads"], state["_texts"], state["_words"], state["_offsets"] = {}, {}, {}, None
+        state["_trees"] = {}
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+
+    def tree(self, name: str) -> ast.ClassDef | None:
+        """The top-level class `name` as parsed alone in this run, at the file's line numbers."""
+        return self._trees.get(name)
 
     def reuse(self, summarizer: _Summarizer, lines: list[str]) -> None:
         """The summariser and lines of the module's own parse: not made again per class."""
@@ -541,6 +549,7 @@ class LazyClasses(_Lazy[ClassInfo]):
         node = self.alone(name, first, last, ast.ClassDef)
         if not isinstance(node, ast.ClassDef):
             return
+        self._trees[name] = node
         before = len(self.done)
         assert self._text is not None
         self.summarizer(self._text()).classdef(node, prefix="")

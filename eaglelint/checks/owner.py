@@ -50,7 +50,9 @@ _HEADER = re.compile(rb"^class[ \t]+(\w+)[ \t]*(?:\(([^)]*)\))?", re.M)
 _WORD = re.compile(rb"\w+")
 # possessive `++`/`*+`: what follows each never matches what it would give back, so the matches
 # are those of the plain pattern, found without retrying every shorter split
-_FRESH = re.compile(rb"\b(\w++)\s*+(?::[^=\n]*+)?=\s*+\(?\s*+(?:\[\s*\]|list\(\)|[A-Z]\w*\()")
+_FRESH = re.compile(rb"\b(\w++)\s*+(?::[^=\n]*+)?=\s*+\(?\s*+(?:\[\s*\]|list\(\)|[A-Z]\w*+(?:\.\w++)?\()")
+# `return self._forward_impl(...)`: a forward that returns what a method of its own returns
+_RETURNS_OWN = re.compile(rb"return\s++self\.(\w++)\(")
 _HEAD = re.compile(rb"self\.lm_head\s*(?::|=(?!=))")
 _DECODER = re.compile(rb"self\.(?:" + b"|".join(a.encode() for a in DECODER_ATTRS) + rb")\s*=(?!=)\s*([\w.]+)")
 _DEFS = tuple(b"def " + m.encode() for m in OWNER_MEMBERS)
@@ -150,14 +152,17 @@ def _whole_model(name: bytes, body: bytes | None) -> bool:
 
 def _never_collects(body: bytes | None) -> bool:
     """The body defines forward, and its forward neither returns (within a few lines of a
-    `return`) a local made a fresh collection (`= []`, `= AuxHiddenStateList(...)`: what a
-    decoder gathers aux hidden states into, capture_chain.py), nor calls another forward."""
+    `return`) a local made a fresh collection (`= []`, `= AuxHiddenStateList(...)`,
+    `= AuxHiddenStatePacker.for_batch(...)`: what a decoder gathers aux hidden states into,
+    capture_chain.py), nor calls another forward, nor returns what a method of its class returns."""
     if body is None or b"def forward" not in body:
         return False
     start = body.find(b"def forward")
     end = body.find(b"\n    def ", start + 1)
     forward = body[start:end if end >= 0 else len(body)]
     if b".forward(" in forward:
+        return False
+    if any(b"def " + name + b"(" in body for name in _RETURNS_OWN.findall(forward)):
         return False
     return not any(re.search(rb"return\b[\s\S]{0,200}?\b" + name + rb"\b", forward)
                    for name in set(_FRESH.findall(forward)))

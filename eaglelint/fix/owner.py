@@ -205,6 +205,12 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
                          "a member only for a decoder that reads one list of layer ids or per-layer flags its "
                          "own method sets (and switches it sets to False itself)")
     shift = capture.shift
+    if shift is None and capture.sites:
+        differ = capture.site_shifts
+        why = f": the engine's id k would be written {' or '.join(_plus(s) for s in differ)}, by path" \
+            if len(differ) > 1 else ""
+        raise NotFixable(f"{capture.place} {capture.placement_text}{why}; eaglelint writes a member only for a "
+                         "decoder that captures in one place against the layer call")
     if shift is None:
         raise NotFixable(f"{capture.test or capture.place} does not show where it captures against the layer "
                          "call (before it: the engine's id k is written k + 1; after it: k)")

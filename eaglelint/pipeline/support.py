@@ -334,10 +334,13 @@ class Judge:
                 return UNKNOWN, f.message, (f.code,)
         owner = [f for f in found if f.code in (OWNER_CODE, OWNER_NO_FIX_CODE)]
         if owner:
-            how = "eaglelint fix writes" if owner[0].code == OWNER_CODE else "write by hand"
-            # the message ends "(no automatic fix: REASON)[; inherited by ...]": keep its closing parenthesis
-            why = "" if owner[0].code == OWNER_CODE else f" ({owner[0].message.split('no automatic fix: ')[-1]}"
-            return IMPLEMENTABLE, f"{how} {', '.join(f.method for f in owner)}{why}", _codes(owner)
+            fixed = [f.method for f in owner if f.code == OWNER_CODE]
+            by_hand = [f for f in owner if f.code != OWNER_CODE]
+            parts = [f"eaglelint fix writes {', '.join(fixed)}"] if fixed else []
+            if by_hand:  # the message ends "(no automatic fix: REASON)[; inherited by ...]": keep its parenthesis
+                parts.append(f"write by hand {', '.join(f.method for f in by_hand)} "
+                             f"({by_hand[0].message.split('no automatic fix: ')[-1]}")
+            return IMPLEMENTABLE, "; ".join(parts), _codes(owner)
         gaps = [f for f in found if f.code in DELEGATION_CODES]
         if gaps:
             return FIXABLE, f"delegate {', '.join(f.method for f in gaps)} to self.{gaps[0].wrapper_attribute}", \
@@ -471,7 +474,8 @@ class Judge:
                        if f.code in (OWNER_CODE, OWNER_NO_FIX_CODE, *DELEGATION_CODES)]
                 if gap:
                     f = gap[0]
-                    return f"; fill {f.class_name}'s gap first ({f.code}, {os.path.basename(f.path)}:{f.line})"
+                    codes = "/".join(_codes(gap))
+                    return f"; fill {f.class_name}'s gap first ({codes}, {os.path.basename(f.path)}:{f.line})"
         for cls in classes:
             owner = self.analysis.owner(cls)
             if owner is not None and owner.collects is False:

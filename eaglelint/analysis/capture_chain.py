@@ -506,8 +506,7 @@ class CaptureChainAnalysis:
                 found = self.resolver.lookup(cls.path, name)
                 for seq in [e for e in found if isinstance(e, SeqEntity)]:  # `LAYER_TYPES = {"attention": A, ...}`
                     found += [x for item in seq.items for x in self.resolver.evaluate(item, seq.path)]
-                out += [ent for ent in found if isinstance(ent, ClassEntity)
-                        and self._forward_of(ent, self.resolver.mro(ent)) is not None]
+                out += [ent for ent in found if isinstance(ent, ClassEntity)]  # a layer: whose forward runs
         return out
 
     def _names_in(self, cls: ClassEntity, values: list[ast.AST]) -> list[str]:
@@ -530,7 +529,7 @@ class CaptureChainAnalysis:
         for layer in layers:
             forward = self._forward_of(layer, self.resolver.mro(layer))
             if forward is None:
-                return ""
+                continue  # a class the value builds that is no layer (a config, a helper object)
             owner, fn = forward
             params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]][1:]
             if handed.startswith("#"):

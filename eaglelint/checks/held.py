@@ -80,6 +80,7 @@ class HeldIndex:
         # classes of the given files seen assigning a provider to an attribute (attrs() notes them):
         # a class that holds one of these holds a language model two objects down (deep_attrs)
         self.holders: dict[bytes, None] = {}
+        self._assigned: dict[Path, list[tuple[bytes, bytes]]] = {}  # per file: (attribute, callee), as attrs() read
 
     def attrs(self, path: Path, raw: bytes) -> tuple[str, ...]:
         """Attributes the file assigns a call of a provider class, or of a builder method
@@ -93,7 +94,9 @@ class HeldIndex:
         defined = frozenset(_DEF_NAME.findall(raw))
         top: frozenset[bytes] | None = None  # the file's top-level functions, found once needed
         any_provider = self.any_provider
-        for m in (*_ASSIGN.finditer(raw), *setters, *getters):
+        assigns = list(_ASSIGN.finditer(raw))
+        self._assigned[Path(path)] = [(m["attr"], m["callee"]) for m in assigns]
+        for m in (*assigns, *setters, *getters):
             attr, callee = m["attr"], m.groupdict().get("callee")
             name = callee.rsplit(b".", 1)[-1] if callee else attr  # a getter: what its body calls
             # a builder method, or a factory function of this file
@@ -139,10 +142,11 @@ class HeldIndex:
         language model itself: dots.note.omni's `self.thinker`, whose `self.language_model` is
         the model). Call it once attrs() has read every given file; a file that names no holder
         is not searched."""
-        if not any(name in raw for name in self.holders):
-            return ()
-        return tuple(dict.fromkeys(m["attr"].decode() for m in _ASSIGN.finditer(raw)
-                                   if m["callee"].rsplit(b".", 1)[-1] in self.holders))
+        assigned = self._assigned.get(Path(path))
+        if assigned is None:  # a file attrs() has not read
+            assigned = [(m["attr"], m["callee"]) for m in _ASSIGN.finditer(raw)]
+        return tuple(dict.fromkeys(attr.decode() for attr, callee in assigned
+                                   if callee.rsplit(b".", 1)[-1] in self.holders))
 
     def _built(self, raw: bytes, method: bytes, top: frozenset[bytes], depth: int = 0) -> set[bytes]:
         """The provider classes that the file's functions or methods named `method` call,

@@ -57,6 +57,13 @@ CASES = {
     # a numeric version 2.6: MiniCPMV2_6 (:1698), whose llm is a Qwen2ForCausalLM (:902): delegations
     "minicpmv_2_6": ({"architectures": ["MiniCPMV"], "model_type": "minicpmv", "version": 2.6}, AFTER_FIX,
                      "MiniCPMV2_6", "EGL001"),
+    # llava.py:783: model type qwen2 is Qwen2ForCausalLM (qwen2.py:781 has the capture member): delegations
+    "llava_qwen2": ({"architectures": ["LlavaForConditionalGeneration"], "text_config": {"model_type": "qwen2"}},
+                    AFTER_FIX, "Qwen2ForCausalLM", "EGL001"),
+    # models/kimi_k25.py:928 and :965: both members, delegating to its DeepseekV3 language model
+    "kimi_k25": ({"architectures": ["KimiK25ForConditionalGeneration"]}, WORKS, None, None),
+    # models/gemma3_causal.py:1031: EmbeddingGemmaModel.forward asserts get_embedding: it cannot generate
+    "embedding_gemma": ({"architectures": ["EmbeddingGemmaModel"]}, FAILS, None, None),
     # no version and no 4.6+ model_type: the legacy default (2, 6) (:1744-1745)
     "minicpmv_no_version": ({"architectures": ["MiniCPMV"], "model_type": "minicpmv"}, AFTER_FIX, "MiniCPMV2_6",
                             "EGL001"),

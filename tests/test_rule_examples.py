@@ -119,7 +119,8 @@ def example_file(rule, which: str) -> str:
     return snippet + "\n"
 
 
-def findings_for(rule, which: str, tmp_path: Path) -> list[dict]:
+def findings_for(rule, which: str, tmp_path: Path, fixed: bool = False) -> list[dict]:
+    """The findings of the example file; with `fixed`, after `eaglelint fix --write` on it first."""
     vllm = rule.example_interface == "vllm"
     models = tmp_path / ("vllm/model_executor/models" if vllm else "sglang/srt/models")
     models.mkdir(parents=True)
@@ -131,6 +132,12 @@ def findings_for(rule, which: str, tmp_path: Path) -> list[dict]:
     args = ["check", "--isolated", "--no-cache", "--report-unused-suppressions", "--output-format", "json"]
     if rule.example_interface:
         args += ["--interface", rule.example_interface]
+    if fixed:
+        fix = ["fix", "--write", "--isolated", "--no-cache"] + (["--interface", rule.example_interface]
+                                                                 if rule.example_interface else [])
+        done = subprocess.run([sys.executable, "-m", "eaglelint", *fix, str(example)], capture_output=True, text=True,
+                              cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+        assert done.returncode in (0, 1), done.stderr
     done = subprocess.run([sys.executable, "-m", "eaglelint", *args, str(models)], capture_output=True, text=True,
                           cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
     assert done.returncode in (0, 1), done.stderr
@@ -146,6 +153,15 @@ def test_documented_bad_example_is_flagged_with_its_code(rule, tmp_path):
 def test_documented_good_example_is_clean_of_its_code_and_analysed(rule, tmp_path):
     codes = {f["code"] for f in findings_for(rule, "good", tmp_path)}
     assert rule.code not in codes and not codes & NOT_ANALYSED, codes
+
+
+@pytest.mark.parametrize("rule", [c for c in CODES if c.fixable], ids=lambda r: r.code)
+def test_the_fix_of_the_bad_example_leaves_no_finding_of_its_code(rule, tmp_path):
+    """Fixit's check: `eaglelint fix --write` on the documented bad example, then `check`."""
+    before = {f["code"] for f in findings_for(rule, "bad", tmp_path / "before")}
+    assert rule.code in before
+    after = {f["code"] for f in findings_for(rule, "bad", tmp_path / "after", fixed=True)}
+    assert rule.code not in after, after
 
 
 def test_every_rule_documents_both_examples():

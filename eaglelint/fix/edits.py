@@ -202,7 +202,8 @@ def apply_edits(lines: list[str], edits: list[Edit], newline: str) -> str:
 
 def indentation(lines: list[str], node: ast.ClassDef) -> tuple[str, str]:
     first = node.body[0]
-    body_line = first.decorator_list[0].lineno if getattr(first, "decorator_list", None) else first.lineno
+    decorators = getattr(first, "decorator_list", None)
+    body_line = decorators[0].lineno if decorators else first.lineno
     return indentation_at(lines, node.lineno, body_line)
 
 

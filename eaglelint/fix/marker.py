@@ -133,14 +133,15 @@ def _base_edit(lines: list[str], node: ast.ClassDef, marker: str) -> Edit:
     if not node.bases or node.keywords:
         raise NotFixable("the class has no bases, or keyword arguments in its header; add the base by hand")
     last = node.bases[-1]
-    index = last.end_lineno - 1
+    end_line, end_col = last.end_lineno or last.lineno, last.end_col_offset or 0
+    index = end_line - 1
     raw = lines[index].rstrip("\r\n").encode()
-    before, after = raw[: last.end_col_offset].decode(), raw[last.end_col_offset:].decode()
+    before, after = raw[:end_col].decode(), raw[end_col:].decode()
     lead = before[: len(before) - len(before.lstrip(" \t"))]
-    if last.end_lineno > node.lineno and after.strip() == ",":  # one base per line, trailing comma
+    if end_line > node.lineno and after.strip() == ",":  # one base per line, trailing comma
         return Edit(index + 1, index + 1, (f"{lead}{marker},",))
     one = f"{before}, {marker}{after}"
-    if last.end_lineno > node.lineno or len(one.expandtabs(4)) <= MAX_LINE or after.strip() != "):":
+    if end_line > node.lineno or len(one.expandtabs(4)) <= MAX_LINE or after.strip() != "):":
         return Edit(index, index + 1, (one,))
     # `class X(A, B):` grown too long: wrap it as ruff format does
     head = raw[: node.bases[0].col_offset].decode().rstrip().removesuffix("(")

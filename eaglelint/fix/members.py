@@ -157,6 +157,8 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
             return owner_capture_member(attr, indent, step), []
         if how == "refuse":
             raise NotFixable(why or "write the member by hand")
+    if f.wrapped_path is None or f.provider_class is None or f.method is None:
+        raise NotFixable("the finding names no provider to delegate to")
     provider_path = Path(os.path.abspath(f.wrapped_path))
     provider = project.summary(provider_path)
     method = provider.classes[f.provider_class].methods.get(f.method) if provider else None

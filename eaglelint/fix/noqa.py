@@ -70,7 +70,7 @@ def _add_to_file(path: Path, findings: list[Finding], reason: str, roots: list[P
         match = noqa_in(comment)
         if match and match["codes"] is None:
             continue  # a bare noqa already silences every code
-        if match:
+        if match and column is not None:  # a match is only found in a comment, which has a column
             at = column + match.end()
             body = body[:at] + "".join(f", {c}" for c in new) + body[at:]
         else:

@@ -159,7 +159,7 @@ def _copy(analysis: OwnerAnalysis, owner: Owner, sibling: Sibling, member: str, 
         if not imports.can_provide(name, Path(source.path)):
             raise NotFixable(f"{where} reads {name}, which cannot be imported into {Path(owner.cls.path).name}")
         names[name] = Path(source.path)
-    text = lines[info.line - 1: info.line - 1 + fn.end_lineno - fn.lineno + 1]
+    text = lines[info.line - 1: info.line - 1 + (fn.end_lineno or fn.lineno) - fn.lineno + 1]
     base = lead(text[0])
     out = []
     for line in text:
@@ -433,7 +433,7 @@ def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list[E
         init = analysis.method_node(owner.cls, "__init__", positions=True) if "__init__" in own else None
         if init is None or any(isinstance(n, ast.Return) for n in ast.walk(init)):
             raise NotFixable(f"cannot tell where __init__ ends to set self.{FLAG} = False; set it by hand")
-        at = init.body[-1].end_lineno
+        at = init.body[-1].end_lineno or init.body[-1].lineno
         edits.append(Edit(at, at, (f"{lead(lines[init.body[0].lineno - 1])}self.{FLAG} = False",)))
     found = analysis.forward(owner.cls)
     forward = analysis.method_node(owner.cls, "forward", positions=True) if "forward" in own else None
@@ -505,10 +505,12 @@ def _runs_decoder(call: ast.Call, attr: str) -> bool:
 def _unpack(owner: Owner, forward: ast.AST, calls: list[ast.Call], lines: list[str]) -> Edit:
     """After the one `x = <decoder run>` that precedes every logits call: unpack when capturing."""
     runs = [n for n in ast.walk(forward) if isinstance(n, ast.Call) and _runs_decoder(n, owner.attr)]
-    blocks = []
+    blocks: list[tuple[list[ast.stmt], int]] = []
     for parent in ast.walk(forward):
         for body in (getattr(parent, "body", None), getattr(parent, "orelse", None)):
-            for i, stmt in enumerate(body if isinstance(body, list) else ()):
+            if not isinstance(body, list):
+                continue
+            for i, stmt in enumerate(body):
                 if len(runs) == 1 and isinstance(stmt, ast.Assign) and stmt.value is runs[0] \
                         and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                     blocks.append((body, i))
@@ -517,13 +519,15 @@ def _unpack(owner: Owner, forward: ast.AST, calls: list[ast.Call], lines: list[s
                          "unpack the aux hidden states by hand")
     body, i = blocks[0]
     stmt = body[i]
+    assert isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)  # as `blocks` was found
     later = {id(n) for s in body[i + 1:] for n in ast.walk(s)}
     if not calls or any(id(c) not in later for c in calls):
         raise NotFixable("a logits call of its forward does not follow the decoder run in the same block")
     name, ind = stmt.targets[0].id, lead(lines[stmt.lineno - 1])
     step = "\t" if ind.startswith("\t") else "    "
     new = ["", f"{ind}{AUX} = None", f"{ind}if self.{FLAG}:", f"{ind}{step}{name}, {AUX} = {name}"]
-    return Edit(stmt.end_lineno, stmt.end_lineno, tuple(new))
+    end = stmt.end_lineno or stmt.lineno
+    return Edit(end, end, tuple(new))
 
 
 def _pass(call: ast.Call, lines: list[str]) -> Edit:
@@ -533,15 +537,17 @@ def _pass(call: ast.Call, lines: list[str]) -> Edit:
         raise NotFixable("a self.logits_processor call has a shape eaglelint does not rewrite; pass "
                          f"{AUX} by hand")
     text = AUX if len(call.args) == 4 and not call.keywords else f"{AUX}={AUX}"
-    last = max([*call.args, *call.keywords], key=lambda n: (n.end_lineno, n.end_col_offset), default=None)
-    if last is None:
+    ends = [(n.end_lineno or n.lineno, n.end_col_offset or 0, n.lineno)
+            for n in [*call.args, *(k.value for k in call.keywords)]]
+    if not ends:
         raise NotFixable("a self.logits_processor call has no arguments to extend")
-    row = last.end_lineno - 1
+    end_line, end_col, first = max(ends)
+    row = end_line - 1
     raw = lines[row].rstrip("\r\n")
-    col = len(raw.encode("utf-8")[: last.end_col_offset].decode("utf-8", "replace"))
+    col = len(raw.encode("utf-8")[:end_col].decode("utf-8", "replace"))
     rest = raw[col:].strip()
-    if call.end_lineno > last.end_lineno and rest == ",":
-        return Edit(row + 1, row + 1, (f"{lead(lines[last.lineno - 1])}{text},",))
+    if (call.end_lineno or call.lineno) > end_line and rest == ",":
+        return Edit(row + 1, row + 1, (f"{lead(lines[first - 1])}{text},",))
     return Edit(row, row + 1, (f"{raw[:col]}, {text}{raw[col:]}",))
 
 

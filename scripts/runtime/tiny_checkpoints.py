@@ -80,6 +80,10 @@ FAMILY_CONFIG = {
     # Beam: dense MLPs only (the config's own schedule), three sliding RoPE layers then a full NoPE one, gated
     # attention with q/k norms, sandwich norms around attention and MLP
     "BeamForCausalLM": {"model_type": "beam", "sliding_window": 64, "final_logit_softcapping": 30.0},
+    # MiMo-7B: a Qwen2 decoder (q/k/v bias) and one MTP layer, which SGLang's loader skips. The published
+    # config's MiMoConfig is Qwen2Config under another model_type, read through remote code; "qwen2" gives
+    # transformers' own class for the same keys (SGLang picks the model class by `architectures`)
+    "MiMoForCausalLM": {"model_type": "qwen2", "num_nextn_predict_layers": 1},
 }
 
 
@@ -103,7 +107,7 @@ def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
         out |= {p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,),
                 p + "self_attn.q_proj.weight": (q, h), p + "self_attn.k_proj.weight": (kv, h),
                 p + "self_attn.v_proj.weight": (kv, h), p + "self_attn.o_proj.weight": (h, q)}
-        if family in ("Glm4ForCausalLM", "Qwen2MoeForCausalLM"):
+        if family in ("Glm4ForCausalLM", "Qwen2MoeForCausalLM", "MiMoForCausalLM"):
             out |= {p + "self_attn.q_proj.bias": (q,), p + "self_attn.k_proj.bias": (kv,),
                     p + "self_attn.v_proj.bias": (kv,)}
         if family == "Glm4ForCausalLM":
@@ -111,6 +115,8 @@ def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
                     p + "mlp.gate_up_proj.weight": (2 * inner, h), p + "mlp.down_proj.weight": (h, inner)}
         elif family == "ArceeForCausalLM":
             out |= {p + "mlp.up_proj.weight": (inner, h), p + "mlp.down_proj.weight": (h, inner)}
+        elif family == "MiMoForCausalLM":
+            out |= _mlp(p + "mlp.", h, inner)
         elif family == "BeamForCausalLM":
             out |= {p + "self_attn.gate_proj.weight": (q, h),
                     p + "self_attn.gate_bias": (config["num_attention_heads"],),
@@ -123,6 +129,8 @@ def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
                 out |= _mlp(f"{p}mlp.experts.{e}.", h, config["moe_intermediate_size"])
             if config["shared_expert_intermediate_size"]:
                 out |= _mlp(p + "mlp.shared_expert.", h, config["shared_expert_intermediate_size"])
+    if family == "MiMoForCausalLM":  # the MTP block; SGLang's MiMoForCausalLM.load_weights skips "mtp_layers"
+        out |= {"model.mtp_layers.0.token_layernorm.weight": (h,), "model.mtp_layers.0.input_proj.weight": (h, 2 * h)}
     return out
 
 

@@ -61,6 +61,9 @@ FAMILIES = {
     # the release's own set_eagle3_layers_to_capture stays; only get_embed_and_head is written
     "Qwen2MoeForCausalLM": Family("qwen2_moe", (GET_EMBED_AND_HEAD,), (0, 2), (0, 2), (0, 1), FIXER),
     "BeamForCausalLM": Family("beam", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1), FIXER),
+    # the fixer also edits the served forward: the flag set in __init__, the decoder's (hidden, aux) unpacked
+    # under it and aux handed to the logits processor, which the released forward never passes
+    "MiMoForCausalLM": Family("mimo", (SET_LAYERS,), (0, 2), (0, 2), (0, 1), FIXER),
 }
 LAYERS = 4
 

@@ -84,11 +84,20 @@ FAMILY_CONFIG = {
     # config's MiMoConfig is Qwen2Config under another model_type, read through remote code; "qwen2" gives
     # transformers' own class for the same keys (SGLang picks the model class by `architectures`)
     "MiMoForCausalLM": {"model_type": "qwen2", "num_nextn_predict_layers": 1},
+    # Laguna (Laguna-XS.2): three sliding-window layers then a full one, q/k norms, a per-head softplus gate on attention, a dense first layer then MoE
+    # (4 experts, top 2, sigmoid routing with a correction bias, one shared expert)
+    "LagunaForCausalLM": {"model_type": "laguna", "gating": "per-head", "num_experts": 4,
+                          "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                          "shared_expert_intermediate_size": 32, "moe_router_score_func": "sigmoid",
+                          "sliding_window": 64},
 }
 
 
 def family_config(family: str, layers: int = 4) -> dict:
     config = dict(FAMILY_BASE, **FAMILY_CONFIG[family], architectures=[family], num_hidden_layers=layers)
+    if family == "LagunaForCausalLM":
+        # SGLang sizes Laguna's KV pools as hybrid SWA, which needs a sliding layer
+        config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"], "mlp_layer_types": ["dense"] + ["sparse"] * (layers - 1)}
     if family == "BeamForCausalLM":
         config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
                    "mlp_layer_types": ["dense"] * layers}
@@ -117,6 +126,17 @@ def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
             out |= {p + "mlp.up_proj.weight": (inner, h), p + "mlp.down_proj.weight": (h, inner)}
         elif family == "MiMoForCausalLM":
             out |= _mlp(p + "mlp.", h, inner)
+        elif family == "LagunaForCausalLM":
+            out |= {p + "self_attn.g_proj.weight": (config["num_attention_heads"], h),
+                    p + "self_attn.q_norm.weight": (hd,), p + "self_attn.k_norm.weight": (hd,)}
+            if config["mlp_layer_types"][i] == "dense":
+                out |= _mlp(p + "mlp.", h, inner)
+            else:  # the router's correction bias sits under the experts, as published
+                out |= {p + "mlp.gate.weight": (config["num_experts"], h),
+                        p + "mlp.experts.e_score_correction_bias": (config["num_experts"],)}
+                for e in range(config["num_experts"]):
+                    out |= _mlp(f"{p}mlp.experts.{e}.", h, config["moe_intermediate_size"])
+                out |= _mlp(p + "mlp.shared_expert.", h, config["shared_expert_intermediate_size"])
         elif family == "BeamForCausalLM":
             out |= {p + "self_attn.gate_proj.weight": (q, h),
                     p + "self_attn.gate_bias": (config["num_attention_heads"],),

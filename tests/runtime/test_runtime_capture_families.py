@@ -64,6 +64,8 @@ FAMILIES = {
     # the fixer also edits the served forward: the flag set in __init__, the decoder's (hidden, aux) unpacked
     # under it and aux handed to the logits processor, which the released forward never passes
     "MiMoForCausalLM": Family("mimo", (SET_LAYERS,), (0, 2), (0, 2), (0, 1), FIXER),
+    # captures on entering layer k + 1, and the last layer's output at the final norm: [0, 3] needs both
+    "LagunaForCausalLM": Family("laguna", (SET_LAYERS,), (0, 3), (0, 3), (0, 1), FIXER),
 }
 LAYERS = 4
 

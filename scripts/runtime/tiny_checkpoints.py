@@ -90,6 +90,14 @@ FAMILY_CONFIG = {
                           "num_experts_per_tok": 2, "moe_intermediate_size": 32,
                           "shared_expert_intermediate_size": 32, "moe_router_score_func": "sigmoid",
                           "sliding_window": 64},
+    # Qwen2-VL: a Qwen2 decoder (q/k/v bias) with multimodal RoPE (3 position sections, summing to half the head
+    # width) and a one-block vision tower of width 32 (patch 14, 2 frames, 2x2 merge into the text width),
+    # published names (`visual.*`, `model.*`, `lm_head`)
+    "Qwen2VLForConditionalGeneration": {
+        "model_type": "qwen2_vl", "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3]},
+        "vision_start_token_id": 250, "vision_end_token_id": 251, "image_token_id": 252, "video_token_id": 253,
+        "vision_config": {"depth": 1, "embed_dim": 32, "mlp_ratio": 2, "num_heads": 2, "in_chans": 3,
+                          "hidden_size": 64, "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2}},
 }
 
 
@@ -116,7 +124,7 @@ def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
         out |= {p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,),
                 p + "self_attn.q_proj.weight": (q, h), p + "self_attn.k_proj.weight": (kv, h),
                 p + "self_attn.v_proj.weight": (kv, h), p + "self_attn.o_proj.weight": (h, q)}
-        if family in ("Glm4ForCausalLM", "Qwen2MoeForCausalLM", "MiMoForCausalLM"):
+        if family in ("Glm4ForCausalLM", "Qwen2MoeForCausalLM", "MiMoForCausalLM", "Qwen2VLForConditionalGeneration"):
             out |= {p + "self_attn.q_proj.bias": (q,), p + "self_attn.k_proj.bias": (kv,),
                     p + "self_attn.v_proj.bias": (kv,)}
         if family == "Glm4ForCausalLM":
@@ -124,7 +132,7 @@ def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
                     p + "mlp.gate_up_proj.weight": (2 * inner, h), p + "mlp.down_proj.weight": (h, inner)}
         elif family == "ArceeForCausalLM":
             out |= {p + "mlp.up_proj.weight": (inner, h), p + "mlp.down_proj.weight": (h, inner)}
-        elif family == "MiMoForCausalLM":
+        elif family in ("MiMoForCausalLM", "Qwen2VLForConditionalGeneration"):
             out |= _mlp(p + "mlp.", h, inner)
         elif family == "LagunaForCausalLM":
             out |= {p + "self_attn.g_proj.weight": (config["num_attention_heads"], h),
@@ -151,6 +159,25 @@ def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
                 out |= _mlp(p + "mlp.shared_expert.", h, config["shared_expert_intermediate_size"])
     if family == "MiMoForCausalLM":  # the MTP block; SGLang's MiMoForCausalLM.load_weights skips "mtp_layers"
         out |= {"model.mtp_layers.0.token_layernorm.weight": (h,), "model.mtp_layers.0.input_proj.weight": (h, 2 * h)}
+    if "vision_config" in config:
+        out |= qwen2_vision_shapes(config["vision_config"])
+    return out
+
+
+def qwen2_vision_shapes(v: dict) -> dict[str, tuple[int, ...]]:
+    """Qwen2-VL's vision tower (`visual.*`): patch embedding, blocks, and the patch merger into the text width."""
+    e, ps, inner, merged = v["embed_dim"], v["patch_size"], v["embed_dim"] * v["mlp_ratio"], v["embed_dim"] * 4
+    out = {"visual.patch_embed.proj.weight": (e, v["in_chans"], v["temporal_patch_size"], ps, ps),
+           "visual.merger.ln_q.weight": (e,), "visual.merger.ln_q.bias": (e,),
+           "visual.merger.mlp.0.weight": (merged, merged), "visual.merger.mlp.0.bias": (merged,),
+           "visual.merger.mlp.2.weight": (v["hidden_size"], merged), "visual.merger.mlp.2.bias": (v["hidden_size"],)}
+    for i in range(v["depth"]):
+        p = f"visual.blocks.{i}."
+        out |= {p + "norm1.weight": (e,), p + "norm1.bias": (e,), p + "norm2.weight": (e,), p + "norm2.bias": (e,),
+                p + "attn.qkv.weight": (3 * e, e), p + "attn.qkv.bias": (3 * e,),
+                p + "attn.proj.weight": (e, e), p + "attn.proj.bias": (e,),
+                p + "mlp.fc1.weight": (inner, e), p + "mlp.fc1.bias": (inner,),
+                p + "mlp.fc2.weight": (e, inner), p + "mlp.fc2.bias": (e,)}
     return out
 
 

@@ -90,6 +90,13 @@ FAMILY_CONFIG = {
                           "num_experts_per_tok": 2, "moe_intermediate_size": 32,
                           "shared_expert_intermediate_size": 32, "moe_router_score_func": "sigmoid",
                           "sliding_window": 64},
+    # Muse Glimmer: three sliding layers then a full NoPE one, parameter-free q/k norms and token-embedding norm,
+    # norms after attention and after the MLP (published as offsets from 1, which SGLang's loader adds), logits
+    # scaled and soft-capped. No attention output gate: on CPU it runs sgl_kernel's fused_sigmoid_mul_cpu
+    "MuseGlimmerForCausalLM": {"model_type": "muse_glimmer", "sliding_window": 64, "post_norm_eps": 1e-8,
+                               "use_qk_norm": True, "use_attn_output_gate": False, "qk_scale_factor": 4.0,
+                               "rope_is_neox_style": False, "normalize_tok_embeddings": True,
+                               "output_multiplier": 0.25, "output_soft_cap_temp": 20.0},
     # Qwen2-VL: a Qwen2 decoder (q/k/v bias) with multimodal RoPE (3 position sections, summing to half the head
     # width) and a one-block vision tower of width 32 (patch 14, 2 frames, 2x2 merge into the text width),
     # published names (`visual.*`, `model.*`, `lm_head`)
@@ -106,6 +113,9 @@ def family_config(family: str, layers: int = 4) -> dict:
     if family == "LagunaForCausalLM":
         # SGLang sizes Laguna's KV pools as hybrid SWA, which needs a sliding layer
         config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"], "mlp_layer_types": ["dense"] + ["sparse"] * (layers - 1)}
+    if family == "MuseGlimmerForCausalLM":
+        config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
+                   "no_rope_layers": [1] * (layers - 1) + [0]}  # 1: the layer applies RoPE
     if family == "BeamForCausalLM":
         config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
                    "mlp_layer_types": ["dense"] * layers}
@@ -145,6 +155,9 @@ def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
                 for e in range(config["num_experts"]):
                     out |= _mlp(f"{p}mlp.experts.{e}.", h, config["moe_intermediate_size"])
                 out |= _mlp(p + "mlp.shared_expert.", h, config["shared_expert_intermediate_size"])
+        elif family == "MuseGlimmerForCausalLM":  # post_attention_layernorm is the norm before the MLP
+            out |= {p + "post_attn_norm.weight": (h,), p + "post_ffn_norm.weight": (h,)}
+            out |= _mlp(p + "mlp.", h, inner)
         elif family == "BeamForCausalLM":
             out |= {p + "self_attn.gate_proj.weight": (q, h),
                     p + "self_attn.gate_bias": (config["num_attention_heads"],),

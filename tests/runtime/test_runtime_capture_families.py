@@ -66,6 +66,8 @@ FAMILIES = {
     "MiMoForCausalLM": Family("mimo", (SET_LAYERS,), (0, 2), (0, 2), (0, 1), FIXER),
     # captures on entering layer k + 1, and the last layer's output at the final norm: [0, 3] needs both
     "LagunaForCausalLM": Family("laguna", (SET_LAYERS,), (0, 3), (0, 3), (0, 1), FIXER),
+    # captures the stream entering layer k + 1 before calling it (no layer boundary); both members written
+    "MuseGlimmerForCausalLM": Family("muse_glimmer", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1), FIXER),
     # both members and the forward edit, as MiMo; its vision tower is built and loaded, and text-only decode
     # steps never call it
     "Qwen2VLForConditionalGeneration": Family("qwen2_vl", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1),

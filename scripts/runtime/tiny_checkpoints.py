@@ -97,6 +97,14 @@ FAMILY_CONFIG = {
                                "use_qk_norm": True, "use_attn_output_gate": False, "qk_scale_factor": 4.0,
                                "rope_is_neox_style": False, "normalize_tok_embeddings": True,
                                "output_multiplier": 0.25, "output_soft_cap_temp": 20.0},
+    # GraniteMoeHybrid as Granite 4.0 Micro publishes it: attention layers only (no Mamba layer, so SGLang does not
+    # treat it as a hybrid model), RoPE, no experts, a shared MLP; embedding, attention, residual and logit scaling
+    "GraniteMoeHybridForCausalLM": {"model_type": "granitemoehybrid", "position_embedding_type": "rope",
+                                    "num_local_experts": 0, "num_experts_per_tok": 0, "shared_intermediate_size": 128,
+                                    "embedding_multiplier": 12.0, "attention_multiplier": 0.0625,
+                                    "residual_multiplier": 0.22, "logits_scaling": 8.0,
+                                    # unused without Mamba layers, but checked: heads x head width = 2 x hidden
+                                    "mamba_expand": 2, "mamba_d_head": 16, "mamba_n_heads": 8},
     # Qwen2-VL: a Qwen2 decoder (q/k/v bias) with multimodal RoPE (3 position sections, summing to half the head
     # width) and a one-block vision tower of width 32 (patch 14, 2 frames, 2x2 merge into the text width),
     # published names (`visual.*`, `model.*`, `lm_head`)
@@ -116,6 +124,8 @@ def family_config(family: str, layers: int = 4) -> dict:
     if family == "MuseGlimmerForCausalLM":
         config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
                    "no_rope_layers": [1] * (layers - 1) + [0]}  # 1: the layer applies RoPE
+    if family == "GraniteMoeHybridForCausalLM":
+        config |= {"layer_types": ["attention"] * layers}
     if family == "BeamForCausalLM":
         config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
                    "mlp_layer_types": ["dense"] * layers}
@@ -158,6 +168,9 @@ def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
         elif family == "MuseGlimmerForCausalLM":  # post_attention_layernorm is the norm before the MLP
             out |= {p + "post_attn_norm.weight": (h,), p + "post_ffn_norm.weight": (h,)}
             out |= _mlp(p + "mlp.", h, inner)
+        elif family == "GraniteMoeHybridForCausalLM":  # the shared MLP's gate and up projections are one matrix
+            out |= {p + "shared_mlp.input_linear.weight": (2 * config["shared_intermediate_size"], h),
+                    p + "shared_mlp.output_linear.weight": (h, config["shared_intermediate_size"])}
         elif family == "BeamForCausalLM":
             out |= {p + "self_attn.gate_proj.weight": (q, h),
                     p + "self_attn.gate_bias": (config["num_attention_heads"],),

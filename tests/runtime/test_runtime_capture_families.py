@@ -68,6 +68,9 @@ FAMILIES = {
     "LagunaForCausalLM": Family("laguna", (SET_LAYERS,), (0, 3), (0, 3), (0, 1), FIXER),
     # captures the stream entering layer k + 1 before calling it (no layer boundary); both members written
     "MuseGlimmerForCausalLM": Family("muse_glimmer", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1), FIXER),
+    # attention layers only (Granite 4.0 Micro's shape): a Mamba layer cannot run on CPU (docs/runtime.md)
+    "GraniteMoeHybridForCausalLM": Family("granitemoehybrid", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1),
+                                          FIXER),
     # both members and the forward edit, as MiMo; its vision tower is built and loaded, and text-only decode
     # steps never call it
     "Qwen2VLForConditionalGeneration": Family("qwen2_vl", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1),

@@ -80,11 +80,54 @@ FAMILY_CONFIG = {
     # Beam: dense MLPs only (the config's own schedule), three sliding RoPE layers then a full NoPE one, gated
     # attention with q/k norms, sandwich norms around attention and MLP
     "BeamForCausalLM": {"model_type": "beam", "sliding_window": 64, "final_logit_softcapping": 30.0},
+    # MiMo-7B: a Qwen2 decoder (q/k/v bias) and one MTP layer, which SGLang's loader skips. The published
+    # config's MiMoConfig is Qwen2Config under another model_type, read through remote code; "qwen2" gives
+    # transformers' own class for the same keys (SGLang picks the model class by `architectures`)
+    "MiMoForCausalLM": {"model_type": "qwen2", "num_nextn_predict_layers": 1},
+    # Laguna (Laguna-XS.2): three sliding-window layers then a full one, q/k norms, a per-head softplus gate on
+    # attention, a dense first layer then MoE (4 experts, top 2, sigmoid routing with a correction bias, one
+    # shared expert)
+    "LagunaForCausalLM": {"model_type": "laguna", "gating": "per-head", "num_experts": 4,
+                          "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                          "shared_expert_intermediate_size": 32, "moe_router_score_func": "sigmoid",
+                          "sliding_window": 64},
+    # Muse Glimmer: three sliding layers then a full NoPE one, parameter-free q/k norms and token-embedding norm,
+    # norms after attention and after the MLP (published as offsets from 1, which SGLang's loader adds), logits
+    # scaled and soft-capped. No attention output gate: on CPU it runs sgl_kernel's fused_sigmoid_mul_cpu
+    "MuseGlimmerForCausalLM": {"model_type": "muse_glimmer", "sliding_window": 64, "post_norm_eps": 1e-8,
+                               "use_qk_norm": True, "use_attn_output_gate": False, "qk_scale_factor": 4.0,
+                               "rope_is_neox_style": False, "normalize_tok_embeddings": True,
+                               "output_multiplier": 0.25, "output_soft_cap_temp": 20.0},
+    # GraniteMoeHybrid as Granite 4.0 Micro publishes it: attention layers only (no Mamba layer, so SGLang does not
+    # treat it as a hybrid model), RoPE, no experts, a shared MLP; embedding, attention, residual and logit scaling
+    "GraniteMoeHybridForCausalLM": {"model_type": "granitemoehybrid", "position_embedding_type": "rope",
+                                    "num_local_experts": 0, "num_experts_per_tok": 0, "shared_intermediate_size": 128,
+                                    "embedding_multiplier": 12.0, "attention_multiplier": 0.0625,
+                                    "residual_multiplier": 0.22, "logits_scaling": 8.0,
+                                    # unused without Mamba layers, but checked: heads x head width = 2 x hidden
+                                    "mamba_expand": 2, "mamba_d_head": 16, "mamba_n_heads": 8},
+    # Qwen2-VL: a Qwen2 decoder (q/k/v bias) with multimodal RoPE (3 position sections, summing to half the head
+    # width) and a one-block vision tower of width 32 (patch 14, 2 frames, 2x2 merge into the text width),
+    # published names (`visual.*`, `model.*`, `lm_head`)
+    "Qwen2VLForConditionalGeneration": {
+        "model_type": "qwen2_vl", "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3]},
+        "vision_start_token_id": 250, "vision_end_token_id": 251, "image_token_id": 252, "video_token_id": 253,
+        "vision_config": {"depth": 1, "embed_dim": 32, "mlp_ratio": 2, "num_heads": 2, "in_chans": 3,
+                          "hidden_size": 64, "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2}},
 }
 
 
 def family_config(family: str, layers: int = 4) -> dict:
     config = dict(FAMILY_BASE, **FAMILY_CONFIG[family], architectures=[family], num_hidden_layers=layers)
+    if family == "LagunaForCausalLM":
+        # SGLang sizes Laguna's KV pools as hybrid SWA, which needs a sliding layer
+        config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
+                   "mlp_layer_types": ["dense"] + ["sparse"] * (layers - 1)}
+    if family == "MuseGlimmerForCausalLM":
+        config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
+                   "no_rope_layers": [1] * (layers - 1) + [0]}  # 1: the layer applies RoPE
+    if family == "GraniteMoeHybridForCausalLM":
+        config |= {"layer_types": ["attention"] * layers}
     if family == "BeamForCausalLM":
         config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
                    "mlp_layer_types": ["dense"] * layers}
@@ -94,7 +137,7 @@ def family_config(family: str, layers: int = 4) -> dict:
 def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
     """Every tensor of a family's checkpoint, by its published name."""
     family = config["architectures"][0]
-    h, hd, inner = config["hidden_size"], config["head_dim"], config["intermediate_size"]
+    h, hd = config["hidden_size"], config["head_dim"]
     q, kv = config["num_attention_heads"] * hd, config["num_key_value_heads"] * hd
     out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (config["vocab_size"], h),
                                        "model.norm.weight": (h,), "lm_head.weight": (config["vocab_size"], h)}
@@ -103,26 +146,103 @@ def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
         out |= {p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,),
                 p + "self_attn.q_proj.weight": (q, h), p + "self_attn.k_proj.weight": (kv, h),
                 p + "self_attn.v_proj.weight": (kv, h), p + "self_attn.o_proj.weight": (h, q)}
-        if family in ("Glm4ForCausalLM", "Qwen2MoeForCausalLM"):
+        if family in QKV_BIAS:
             out |= {p + "self_attn.q_proj.bias": (q,), p + "self_attn.k_proj.bias": (kv,),
                     p + "self_attn.v_proj.bias": (kv,)}
-        if family == "Glm4ForCausalLM":
-            out |= {p + "post_self_attn_layernorm.weight": (h,), p + "post_mlp_layernorm.weight": (h,),
-                    p + "mlp.gate_up_proj.weight": (2 * inner, h), p + "mlp.down_proj.weight": (h, inner)}
-        elif family == "ArceeForCausalLM":
-            out |= {p + "mlp.up_proj.weight": (inner, h), p + "mlp.down_proj.weight": (h, inner)}
-        elif family == "BeamForCausalLM":
-            out |= {p + "self_attn.gate_proj.weight": (q, h),
-                    p + "self_attn.gate_bias": (config["num_attention_heads"],),
-                    p + "self_attn.q_norm.weight": (hd,), p + "self_attn.k_norm.weight": (hd,),
-                    p + "pre_feedforward_layernorm.weight": (h,), p + "post_feedforward_layernorm.weight": (h,)}
-            out |= _mlp(p + "mlp.", h, inner)
-        elif family == "Qwen2MoeForCausalLM":
-            out |= {p + "mlp.gate.weight": (config["num_experts"], h), p + "mlp.shared_expert_gate.weight": (1, h)}
-            for e in range(config["num_experts"]):
-                out |= _mlp(f"{p}mlp.experts.{e}.", h, config["moe_intermediate_size"])
-            if config["shared_expert_intermediate_size"]:
-                out |= _mlp(p + "mlp.shared_expert.", h, config["shared_expert_intermediate_size"])
+        out |= LAYER_SHAPES[family](p, config, i)
+    if family == "MiMoForCausalLM":  # the MTP block; SGLang's MiMoForCausalLM.load_weights skips "mtp_layers"
+        out |= {"model.mtp_layers.0.token_layernorm.weight": (h,), "model.mtp_layers.0.input_proj.weight": (h, 2 * h)}
+    if "vision_config" in config:
+        out |= qwen2_vision_shapes(config["vision_config"])
+    return out
+
+
+QKV_BIAS = ("Glm4ForCausalLM", "Qwen2MoeForCausalLM", "MiMoForCausalLM", "Qwen2VLForConditionalGeneration")
+
+
+def _glm4_layer(p: str, c: dict, i: int) -> dict[str, tuple[int, ...]]:
+    h, inner = c["hidden_size"], c["intermediate_size"]
+    return {p + "post_self_attn_layernorm.weight": (h,), p + "post_mlp_layernorm.weight": (h,),
+            p + "mlp.gate_up_proj.weight": (2 * inner, h), p + "mlp.down_proj.weight": (h, inner)}
+
+
+def _arcee_layer(p: str, c: dict, i: int) -> dict[str, tuple[int, ...]]:
+    h, inner = c["hidden_size"], c["intermediate_size"]
+    return {p + "mlp.up_proj.weight": (inner, h), p + "mlp.down_proj.weight": (h, inner)}
+
+
+def _dense_layer(p: str, c: dict, i: int) -> dict[str, tuple[int, ...]]:
+    return _mlp(p + "mlp.", c["hidden_size"], c["intermediate_size"])
+
+
+def _laguna_layer(p: str, c: dict, i: int) -> dict[str, tuple[int, ...]]:
+    h, hd = c["hidden_size"], c["head_dim"]
+    out = {p + "self_attn.g_proj.weight": (c["num_attention_heads"], h),
+           p + "self_attn.q_norm.weight": (hd,), p + "self_attn.k_norm.weight": (hd,)}
+    if c["mlp_layer_types"][i] == "dense":
+        return out | _dense_layer(p, c, i)
+    # the router's correction bias sits under the experts, as published
+    out |= {p + "mlp.gate.weight": (c["num_experts"], h),
+            p + "mlp.experts.e_score_correction_bias": (c["num_experts"],)}
+    for e in range(c["num_experts"]):
+        out |= _mlp(f"{p}mlp.experts.{e}.", h, c["moe_intermediate_size"])
+    return out | _mlp(p + "mlp.shared_expert.", h, c["shared_expert_intermediate_size"])
+
+
+def _muse_glimmer_layer(p: str, c: dict, i: int) -> dict[str, tuple[int, ...]]:
+    # post_attention_layernorm is the norm before the MLP; post_attn_norm the one after attention
+    h = c["hidden_size"]
+    return {p + "post_attn_norm.weight": (h,), p + "post_ffn_norm.weight": (h,)} | _dense_layer(p, c, i)
+
+
+def _granite_layer(p: str, c: dict, i: int) -> dict[str, tuple[int, ...]]:
+    # the shared MLP's gate and up projections are one matrix
+    h, inner = c["hidden_size"], c["shared_intermediate_size"]
+    return {p + "shared_mlp.input_linear.weight": (2 * inner, h), p + "shared_mlp.output_linear.weight": (h, inner)}
+
+
+def _beam_layer(p: str, c: dict, i: int) -> dict[str, tuple[int, ...]]:
+    h, hd = c["hidden_size"], c["head_dim"]
+    return {p + "self_attn.gate_proj.weight": (c["num_attention_heads"] * hd, h),
+            p + "self_attn.gate_bias": (c["num_attention_heads"],),
+            p + "self_attn.q_norm.weight": (hd,), p + "self_attn.k_norm.weight": (hd,),
+            p + "pre_feedforward_layernorm.weight": (h,), p + "post_feedforward_layernorm.weight": (h,),
+            } | _dense_layer(p, c, i)
+
+
+def _qwen2_moe_layer(p: str, c: dict, i: int) -> dict[str, tuple[int, ...]]:
+    h = c["hidden_size"]
+    out = {p + "mlp.gate.weight": (c["num_experts"], h), p + "mlp.shared_expert_gate.weight": (1, h)}
+    for e in range(c["num_experts"]):
+        out |= _mlp(f"{p}mlp.experts.{e}.", h, c["moe_intermediate_size"])
+    if c["shared_expert_intermediate_size"]:
+        out |= _mlp(p + "mlp.shared_expert.", h, c["shared_expert_intermediate_size"])
+    return out
+
+
+# Each family's tensors of layer i beyond the common ones (norms, q/k/v/o, the q/k/v bias of QKV_BIAS)
+LAYER_SHAPES = {
+    "Glm4ForCausalLM": _glm4_layer, "ArceeForCausalLM": _arcee_layer, "Qwen2MoeForCausalLM": _qwen2_moe_layer,
+    "BeamForCausalLM": _beam_layer, "MiMoForCausalLM": _dense_layer, "LagunaForCausalLM": _laguna_layer,
+    "MuseGlimmerForCausalLM": _muse_glimmer_layer, "GraniteMoeHybridForCausalLM": _granite_layer,
+    "Qwen2VLForConditionalGeneration": _dense_layer,
+}
+
+
+def qwen2_vision_shapes(v: dict) -> dict[str, tuple[int, ...]]:
+    """Qwen2-VL's vision tower (`visual.*`): patch embedding, blocks, and the patch merger into the text width."""
+    e, ps, inner, merged = v["embed_dim"], v["patch_size"], v["embed_dim"] * v["mlp_ratio"], v["embed_dim"] * 4
+    out = {"visual.patch_embed.proj.weight": (e, v["in_chans"], v["temporal_patch_size"], ps, ps),
+           "visual.merger.ln_q.weight": (e,), "visual.merger.ln_q.bias": (e,),
+           "visual.merger.mlp.0.weight": (merged, merged), "visual.merger.mlp.0.bias": (merged,),
+           "visual.merger.mlp.2.weight": (v["hidden_size"], merged), "visual.merger.mlp.2.bias": (v["hidden_size"],)}
+    for i in range(v["depth"]):
+        p = f"visual.blocks.{i}."
+        out |= {p + "norm1.weight": (e,), p + "norm1.bias": (e,), p + "norm2.weight": (e,), p + "norm2.bias": (e,),
+                p + "attn.qkv.weight": (3 * e, e), p + "attn.qkv.bias": (3 * e,),
+                p + "attn.proj.weight": (e, e), p + "attn.proj.bias": (e,),
+                p + "mlp.fc1.weight": (inner, e), p + "mlp.fc1.bias": (inner,),
+                p + "mlp.fc2.weight": (e, inner), p + "mlp.fc2.bias": (e,)}
     return out
 
 

@@ -9,6 +9,11 @@ Why each one, and why it cannot hide a broken model class:
 - sgl_kernel: SGLang's CUDA kernel wheel. A placeholder package answers every
   `from sgl_kernel.x import y`; every such object raises when called, so a code
   path that really needs a kernel fails loudly instead of computing something.
+- `torch.ops.sgl_kernel.fused_sigmoid_mul_cpu`: an operator of sgl_kernel's CPU
+  build, which a model module (muse_glimmer.py, qwen3_5.py) reads at import when
+  SGLang runs on CPU. Its schema is defined with no kernel, as for torchvision:
+  the module imports, and calling the operator fails ("Could not run ... with
+  arguments from the 'CPU' backend").
 - torch.cuda.synchronize: SGLang's `set_embed_and_head` calls it after swapping
   weights; without CUDA there is nothing to wait for.
 No SGLang model, layer or config code is replaced.
@@ -80,6 +85,9 @@ def install() -> None:
         lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
         lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
         _LIBRARIES.append(lib)
+        kernels = torch.library.Library("sgl_kernel", "FRAGMENT")
+        kernels.define("fused_sigmoid_mul_cpu(Tensor(a!) x, Tensor gate) -> ()")
+        _LIBRARIES.append(kernels)
     if not any(isinstance(f, _PlaceholderFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _PlaceholderFinder("sgl_kernel"))
     if not torch.cuda.is_available():

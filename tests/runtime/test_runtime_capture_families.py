@@ -44,6 +44,7 @@ class Family:
     outputs: tuple[int, ...]  # the layers whose output the aux states must be, for `ids`
     outputs_none: tuple[int, ...]  # the same for set_eagle3_layers_to_capture(None)
     members: str  # who writes them: FIXER
+    forward_edited: bool = False  # the released forward never hands aux on; the fixer edits it too
 
     @property
     def path(self) -> str:
@@ -61,6 +62,20 @@ FAMILIES = {
     # the release's own set_eagle3_layers_to_capture stays; only get_embed_and_head is written
     "Qwen2MoeForCausalLM": Family("qwen2_moe", (GET_EMBED_AND_HEAD,), (0, 2), (0, 2), (0, 1), FIXER),
     "BeamForCausalLM": Family("beam", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1), FIXER),
+    # the fixer also edits the served forward: the flag set in __init__, the decoder's (hidden, aux) unpacked
+    # under it and aux handed to the logits processor, which the released forward never passes
+    "MiMoForCausalLM": Family("mimo", (SET_LAYERS,), (0, 2), (0, 2), (0, 1), FIXER, forward_edited=True),
+    # captures on entering layer k + 1, and the last layer's output at the final norm: [0, 3] needs both
+    "LagunaForCausalLM": Family("laguna", (SET_LAYERS,), (0, 3), (0, 3), (0, 1), FIXER),
+    # captures the stream entering layer k + 1 before calling it (no layer boundary); both members written
+    "MuseGlimmerForCausalLM": Family("muse_glimmer", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1), FIXER),
+    # attention layers only (Granite 4.0 Micro's shape): a Mamba layer cannot run on CPU (docs/runtime.md)
+    "GraniteMoeHybridForCausalLM": Family("granitemoehybrid", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1),
+                                          FIXER),
+    # both members and the forward edit, as MiMo; its vision tower is built and loaded, and text-only decode
+    # steps never call it
+    "Qwen2VLForConditionalGeneration": Family("qwen2_vl", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1),
+                                              FIXER, forward_edited=True),
 }
 LAYERS = 4
 
@@ -145,7 +160,8 @@ def test_release_class_lacks_the_members_and_the_engine_refuses_it(cls, release)
     if SET_LAYERS in family.missing:  # SGLang's configure_aux_hidden_state_capture checks for it first
         assert unfixed["engine_setup_error"].startswith("ValueError") and SET_LAYERS in unfixed[
             "engine_setup_error"], unfixed
-        assert unfixed["capture"]["capture_aux_hidden_states"] is False
+        # a released forward that reads the flag sets it False; one the fixer edits has no flag at all
+        assert unfixed["capture"]["capture_aux_hidden_states"] is (None if family.forward_edited else False)
     else:
         assert unfixed["engine_setup_error"] is None, unfixed
 

@@ -99,6 +99,7 @@ class SetterEffect:
     unknown: list[str] = field(default_factory=list)
     none_fails: Place | None = None  # where a None argument is iterated before any None test
     missing: list[tuple[Place, str, ClassEntity]] = field(default_factory=list)  # calls of members the object lacks
+    read_only: list[tuple[Place, str]] = field(default_factory=list)  # assignments of a property with no setter
     raises: Place | None = None  # where it raises on every path of this run (a decided `if not hasattr(...): raise`)
     calls: list[Place] = field(default_factory=list)  # members followed
 
@@ -358,6 +359,16 @@ class CaptureChainAnalysis:
         walk = _Walk(self, served, owner, (), bound, out, set(), 0, {}, set(), place, none)
         walk.run(fn, static="staticmethod" in _decorators(fn, member))
         return out
+
+    def read_only(self, cls: ClassEntity, name: str) -> bool:
+        """`name` is a property of cls with no setter (the last definition in the class that
+        defines it is decorated `@property` alone): assigning it raises AttributeError."""
+        member = self.resolver.find_member(cls, name)
+        if member is None or member.function is None:
+            return False
+        info = self.resolver.info(member.owner).methods.get(name)
+        decorators = set(info.decorators) if info is not None else set()
+        return "property" in decorators and not any(d.endswith(".setter") for d in decorators)
 
     def run_member(self, served: ClassEntity, fn: Fn, none: bool = False) -> SetterEffect:
         """What a capture member not yet in the source (one a fix is about to write) would do in
@@ -739,7 +750,10 @@ class CaptureChainAnalysis:
             for place, called, cls in effect.missing:
                 broken.append(Broken("c", f"{place} calls {called}, which {cls.qualname} does not have: the "
                                           f"engine's call raises AttributeError", place, None, fails=True))
-            if effect.missing:
+            for place, target in effect.read_only:
+                broken.append(Broken("c", f"{place} assigns {target}, a property with no setter: the engine's "
+                                          f"call raises AttributeError", place, None, fails=True))
+            if effect.missing or effect.read_only:
                 continue
             found, undecided = self._links_cde(served, dpath, dcls, effect, where)
             broken += found
@@ -918,6 +932,16 @@ class CaptureChainAnalysis:
             reader = capture.test or reader
             return [Broken("d", f"{writer} writes {wrote}; {reader} reads only {read}: nothing is captured",
                            writer, reader)], []
+        unset = sorted(capture.flags - flags)
+        if unset and capture.returns_aux and not effect.unknown:
+            # the decoder captures a layer only where its flag is set: the list alone leaves those out
+            if all(self._flag_never_set(served, dcls, effect, f) for f in unset):
+                reader = capture.test or reader
+                return [Broken("d", f"{writer} writes {wrote}; {reader} captures a layer only where its per-layer "
+                                    f"flag {', '.join(unset)} is set, which nothing sets: the layers the engine "
+                                    f"names are not captured", writer, reader)], []
+            return [], [f"{writer} does not set the per-layer flag {', '.join(unset)} that {capture.test or reader} "
+                        f"reads; eaglelint cannot tell what else sets it"]
         marker = next(w for w in writes if (w.name in capture.flags if w.per_layer else w.name in capture.attrs))
         expected = capture.shift
         marks = [w for w in writes if (w.name in capture.flags if w.per_layer else w.name in capture.attrs)
@@ -995,6 +1019,25 @@ class CaptureChainAnalysis:
             if attr in text:
                 found += len(pattern.findall(text))
         return found <= len(falsy)
+
+    def _flag_never_set(self, served: ClassEntity, decoder: ClassEntity, effect: SetterEffect, flag: str) -> bool:
+        """A per-layer flag that its layer classes set only to False/None (`_never_set` on each),
+        and that no body of the decoder's classes names outside their capture members."""
+        layers = self.layer_classes(decoder)
+        if not layers or not all(self._never_set(served, layer, effect, flag) for layer in layers):
+            return False
+        pattern = re.compile(rf"\.{re.escape(flag)}\s*(?::[^=\n]*)?=(?!=)|[\"']{re.escape(flag)}[\"']")
+        for c in self.resolver.mro(decoder):
+            try:
+                lines = self.resolver.project.source(c.path).text.splitlines()
+            except SourceError:
+                return False
+            body, skipped = self.resolver.info(c), self._members_lines(c)
+            text = "\n".join(line for i, line in enumerate(lines[body.line - 1:body.end_line], body.line)
+                              if not any(a <= i < b for a, b in skipped))
+            if pattern.search(text):
+                return False
+        return True
 
     def _links_fg(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, bound: dict[Path_, ClassEntity],
                   effect: SetterEffect, where: Place) -> tuple[list[Broken], list[str]]:
@@ -1485,6 +1528,9 @@ class _Walk:
             return
         path = _self_path(target.value, self.env)
         if path is not None:
+            classes = self.chain.classes_at(self.served, path, self.bound)
+            if classes and all(self.chain.read_only(c, target.attr) for c in classes):
+                self.out.read_only.append((place, ast.unparse(target)))
             self.out.writes.append(Write(path, target.attr, False, place, empty,
                                          self.offset(value) if value is not None and not augmented else None))
             if value is not None and not augmented and self.is_none(self.value(value)):

@@ -45,6 +45,7 @@ from typing import Protocol
 from ..packs import load_normal_truths
 from .choices import held_classes, read_off_classes
 from .normal_path import NormalPath, combined
+from .presence import has_member
 from .refs import Ref
 from .resolve import ClassEntity, FunctionEntity, Member, Resolver, SeqEntity
 from .scope import nodes_of
@@ -358,6 +359,42 @@ class CaptureChainAnalysis:
         out.calls.append(place)
         walk = _Walk(self, served, owner, (), bound, out, set(), 0, {}, set(), place, none)
         walk.run(fn, static="staticmethod" in _decorators(fn, member))
+        return out
+
+    def absent_reads(self, served: ClassEntity, fn: Fn) -> list[tuple[int, str]]:
+        """`self.X` the member reads on every run (in a statement of its own body, or the test of
+        one of its top-level `if`s) where served has no X at all: its classes assign, define or
+        add none, and the only base eaglelint cannot read is torch's `nn.Module` (whose own
+        attributes `_MODULE_ATTRS` are known), with no `__getattr__` and no name set at run time
+        in their bodies. [] wherever that cannot be known."""
+        params = [*fn.args.posonlyargs, *fn.args.args]
+        if not params:
+            return []
+        me = params[0].arg
+        for c in self.resolver.mro(served):
+            info = self.resolver.info(c)
+            _, opaque = self.resolver.bases(c)
+            if opaque and not all(r.kind == "attr" and r.name == "Module" for r in self.resolver.base_refs(c)
+                                  if not any(isinstance(e, ClassEntity) for e in self.resolver.evaluate(r, c.path))):
+                return []
+            if "__getattr__" in info.methods or "__getattribute__" in info.methods:
+                return []
+            try:
+                text = self.resolver.project.source(c.path).text
+            except SourceError:
+                return []
+            if any(call in text for call in ("register_buffer(", "add_module(", "register_module(", "setattr(")):
+                return []
+        out: list[tuple[int, str]] = []
+        for stmt in fn.body:
+            heads = [stmt.test] if isinstance(stmt, ast.If) else [] if isinstance(
+                stmt, (ast.For, ast.While, ast.With, ast.Try, ast.AsyncFor, ast.AsyncWith)) else [stmt]
+            for head in heads:
+                for n in ast.walk(head):
+                    if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) \
+                            and n.value.id == me and n.attr not in _MODULE_ATTRS \
+                            and not has_member(self.resolver, served, n.attr):
+                        out.append((n.lineno, n.attr))
         return out
 
     def read_only(self, cls: ClassEntity, name: str) -> bool:
@@ -733,6 +770,12 @@ class CaptureChainAnalysis:
             return Chain(served, hook, where, None, tuple(problems),
                          (f"{served.qualname} holds no decoder eaglelint can find",))
         broken: list[Broken] = list(problems)
+        for line, attr in self.absent_reads(served, fn) if member.function is not None else ():
+            at = Place(member.owner, line, where.what)
+            broken.append(Broken("c", f"{at} reads self.{attr}, which {served.qualname} does not have: the engine's "
+                                      f"call raises AttributeError", at, None, fails=True))
+        if len(broken) > len(problems):
+            return Chain(served, hook, where, None, tuple(broken), ())
         unknown: list[str] = []
         first: ClassEntity | None = None
         raises: list[Place] = []
@@ -1873,6 +1916,14 @@ _READS = ("get", "keys", "values", "items", "index", "count", "copy", "info", "d
           "format", "lower", "upper", "split", "join")
 
 
+# what torch's nn.Module gives every module (beyond what its subclasses assign)
+_MODULE_ATTRS = frozenset({
+    "training", "forward", "modules", "children", "named_modules", "named_children", "parameters",
+    "named_parameters", "buffers", "named_buffers", "state_dict", "load_state_dict", "to", "cuda", "cpu", "eval",
+    "train", "apply", "half", "float", "double", "type", "zero_grad", "requires_grad_", "get_submodule",
+    "get_parameter", "get_buffer", "extra_repr", "register_forward_hook", "register_forward_pre_hook",
+    "_modules", "_parameters", "_buffers", "__class__", "__dict__",
+})
 # attributes where SGLang's models hold a decoder or a whole language model: a pre-filter for
 # what to resolve (what the class held is decides)
 _MODEL_HOLDERS = ("model", "language_model", "llm", "text_model", "transformer", "decoder", "thinker", "lm",

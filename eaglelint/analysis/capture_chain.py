@@ -366,7 +366,7 @@ class CaptureChainAnalysis:
         one of its top-level `if`s) where served has no X at all: its classes assign, define or
         add none, and the only base eaglelint cannot read is torch's `nn.Module` (whose own
         attributes `_MODULE_ATTRS` are known), with no `__getattr__` and no name set at run time
-        in their bodies. [] wherever that cannot be known."""
+        in their class bodies. [] wherever that cannot be known."""
         params = [*fn.args.posonlyargs, *fn.args.args]
         if not params:
             return []
@@ -380,11 +380,12 @@ class CaptureChainAnalysis:
             if "__getattr__" in info.methods or "__getattribute__" in info.methods:
                 return []
             try:
-                text = self.resolver.project.source(c.path).text
+                lines = self.resolver.project.source(c.path).text.splitlines()
             except SourceError:
                 return []
-            if any(call in text for call in ("register_buffer(", "add_module(", "register_module(", "setattr(")):
-                return []
+            body = "\n".join(lines[info.line - 1:info.end_line])
+            if any(call in body for call in ("register_buffer(", "add_module(", "register_module(", "setattr(")):
+                return []  # a name set at run time
         out: list[tuple[int, str]] = []
         for stmt in fn.body:
             heads = [stmt.test] if isinstance(stmt, ast.If) else [] if isinstance(

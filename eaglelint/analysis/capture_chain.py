@@ -149,11 +149,8 @@ class DecoderCapture:
     @property
     def placement_text(self) -> str:
         """"captures before the layer call", "... after ...", with the test's own offset."""
-        found = re.fullmatch(r"(before|after)([+-]\d+)?", self.placement or "")
-        if found is None and len(self.sites) > 1:
+        if self.shift is None and len(self.sites) > 1:
             return "captures " + " and ".join(f"{_site_text(p)} in {at}" for p, at in self.sites)
-        if found is None:
-            return "captures where eaglelint cannot tell"
         return f"captures {_site_text(self.placement or '')}"
 
     @property
@@ -379,12 +376,9 @@ class CaptureChainAnalysis:
                 return []
             if "__getattr__" in info.methods or "__getattribute__" in info.methods:
                 return []
-            try:
-                lines = self.resolver.project.source(c.path).text.splitlines()
-            except SourceError:
-                return []
-            body = "\n".join(lines[info.line - 1:info.end_line])
-            if any(call in body for call in ("register_buffer(", "add_module(", "register_module(", "setattr(")):
+            body = self._body_text(c)
+            if body is None or any(call in body for call in ("register_buffer(", "add_module(", "register_module(",
+                                                              "setattr(")):
                 return []  # a name set at run time
         out: list[tuple[int, str]] = []
         for stmt in fn.body:
@@ -999,7 +993,7 @@ class CaptureChainAnalysis:
             w = shifted[0]
             return [Broken("d", f"{w.place} writes the engine's layer ids plus {w.offset} to {obj}; "
                                 f"{capture.test or capture.place} {capture.placement_text}, so id k must be "
-                                f"written as {_plus('k', expected or 0)}: the draft gets the wrong layers", w.place,
+                                f"written as {plus('k', expected or 0)}: the draft gets the wrong layers", w.place,
                            capture.test or capture.place)], []
         if not capture.returns_aux:
             return [Broken("e", f"{marker.place} turns capture on in {obj} ({dcls.qualname}), but {capture.why}: "
@@ -1034,9 +1028,22 @@ class CaptureChainAnalysis:
         return [(m.line, next((x for x in starts if x > m.line), body.end_line + 1))
                 for name, m in body.methods.items() if name in _ENTRY_NAMES]
 
-    def _never_set(self, served: ClassEntity, holder: ClassEntity, effect: SetterEffect, attr: str) -> bool:
-        """Every assignment of `attr` in the bodies of the served class, the holder and the
-        functions the member ran (and their bases) is the holder's own `self.<attr> =
+    def _body_text(self, cls: ClassEntity, members: bool = True) -> str | None:
+        """The source of cls's class body (without its capture members' lines unless `members`),
+        or None where it cannot be read."""
+        try:
+            lines = self.resolver.project.source(cls.path).text.splitlines()
+        except SourceError:
+            return None
+        body = self.resolver.info(cls)
+        skipped = [] if members else self._members_lines(cls)
+        return "\n".join(line for i, line in enumerate(lines[body.line - 1:body.end_line], body.line)
+                         if not any(a <= i < b for a, b in skipped))
+
+    def _never_set(self, served: ClassEntity, holder: ClassEntity, effect: SetterEffect, attr: str,
+                   also: tuple[ClassEntity, ...] = ()) -> bool:
+        """Every assignment of `attr` in the bodies of the served class, the holder, the
+        functions the member ran (and their bases) and `also` is the holder's own `self.<attr> =
         False/None` (a text search: an assignment through another object, setattr or a string
         naming it there keeps it undecided)."""
         mro = self.resolver.mro(holder)
@@ -1048,40 +1055,24 @@ class CaptureChainAnalysis:
             return False
         pattern = re.compile(rf"\.{re.escape(attr)}\s*(?::[^=\n]*)?=(?!=)|[\"']{re.escape(attr)}[\"']")
         found = 0
-        for c in dict.fromkeys([*mro, *self.resolver.mro(served), *(p.cls for p in effect.calls)]):
+        for c in dict.fromkeys([*mro, *self.resolver.mro(served), *(p.cls for p in effect.calls), *also]):
             info = self.resolver.module(c.path)
             if info is None or c.qualname not in info.classes:
                 continue
-            try:
-                lines = self.resolver.project.source(c.path).text.splitlines()
-            except SourceError:
+            text = self._body_text(c, members=False)
+            if text is None:
                 return False
-            body = self.resolver.info(c)
-            skipped = self._members_lines(c)
-            text = "\n".join(line for i, line in enumerate(lines[body.line - 1:body.end_line], body.line)
-                              if not any(a <= i < b for a, b in skipped))
             if attr in text:
                 found += len(pattern.findall(text))
         return found <= len(falsy)
 
     def _flag_never_set(self, served: ClassEntity, decoder: ClassEntity, effect: SetterEffect, flag: str) -> bool:
-        """A per-layer flag that its layer classes set only to False/None (`_never_set` on each),
-        and that no body of the decoder's classes names outside their capture members."""
+        """A per-layer flag that its layer classes set only to False/None, and that no body of
+        the decoder's classes names outside their capture members (`_never_set` on each layer
+        class, the decoder's classes searched too)."""
         layers = self.layer_classes(decoder)
-        if not layers or not all(self._never_set(served, layer, effect, flag) for layer in layers):
-            return False
-        pattern = re.compile(rf"\.{re.escape(flag)}\s*(?::[^=\n]*)?=(?!=)|[\"']{re.escape(flag)}[\"']")
-        for c in self.resolver.mro(decoder):
-            try:
-                lines = self.resolver.project.source(c.path).text.splitlines()
-            except SourceError:
-                return False
-            body, skipped = self.resolver.info(c), self._members_lines(c)
-            text = "\n".join(line for i, line in enumerate(lines[body.line - 1:body.end_line], body.line)
-                              if not any(a <= i < b for a, b in skipped))
-            if pattern.search(text):
-                return False
-        return True
+        return bool(layers) and all(self._never_set(served, layer, effect, flag, tuple(self.resolver.mro(decoder)))
+                                    for layer in layers)
 
     def _links_fg(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, bound: dict[Path_, ClassEntity],
                   effect: SetterEffect, where: Place) -> tuple[list[Broken], list[str]]:
@@ -1833,10 +1824,14 @@ def _ref_path(ref: Ref) -> Path_ | None:
     return None
 
 
+# a placement read off a decoder: where the capture sits, and the capture test's own offset
+_PLACEMENT = re.compile(r"(before|after)([+-]\d+)?")
+
+
 def placement_shift(placement: str) -> int | None:
     """What the engine's id k must become for a capture so placed: "before" k + 1, "after" k,
     with the capture test's own offset ("before-1": k); None where the placement is unknown."""
-    found = re.fullmatch(r"(before|after)([+-]\d+)?", placement)
+    found = _PLACEMENT.fullmatch(placement)
     if found is None:
         return None
     return (1 if found.group(1) == "before" else 0) + int(found.group(2) or 0)
@@ -1844,15 +1839,15 @@ def placement_shift(placement: str) -> int | None:
 
 def _site_text(placement: str) -> str:
     """"before the layer call", "after the layer call, for the layer i - 1", or where unknown."""
-    found = re.fullmatch(r"(before|after)([+-]\d+)?", placement)
+    found = _PLACEMENT.fullmatch(placement)
     if found is None:
         return "where eaglelint cannot tell"
-    asks = f", for the layer {_plus('i', int(found.group(2)))}" if found.group(2) else ""
+    asks = f", for the layer {plus('i', int(found.group(2)))}" if found.group(2) else ""
     return f"{found.group(1)} the layer call{asks}"
 
 
-def _plus(name: str, offset: int) -> str:
-    """`k`, `k + 1`, `k - 1`."""
+def plus(name: str, offset: int) -> str:
+    """`k`, `k + 1`, `k - 1`: a name shifted by an offset, as Python writes it."""
     return name if not offset else f"{name} {'+' if offset > 0 else '-'} {abs(offset)}"
 
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..analysis.capture_chain import DecoderCapture
+from ..analysis.capture_chain import DecoderCapture, plus
 from ..analysis.owners import (
     CAPTURE_HOOK,
     LOGITS,
@@ -183,13 +183,12 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
     where the class can set it, and the pipeline guard where it has a pipeline group to ask. The
     capture member is then run by the capture chain, as the engine calls it, before it is
     offered: it must mark the layers the engine names, with the shift the decoder needs."""
+    if member == "get_embed_and_head":
+        return _embed_and_head(analysis, owner, indent)
     resolver, chains = analysis.resolver, analysis.chains
     decoder = owner.decoders[0].cls
     capture = chains.decoder(decoder)
-    step = "\t" if indent.startswith("\t") else "    "
-    held = f"self.{owner.attr}"
-    if member == "get_embed_and_head":
-        return _embed_and_head(analysis, owner, indent)
+    step, held = _step(indent), f"self.{owner.attr}"
     if not capture.collects:
         raise NotFixable(capture.why)
     outside = _state_outside_verify(analysis, owner, decoder)
@@ -207,7 +206,7 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
     shift = capture.shift
     if shift is None and capture.sites:
         differ = capture.site_shifts
-        why = f": the engine's id k would be written {' or '.join(_plus(s) for s in differ)}, by path" \
+        why = f": the engine's id k would be written {' or '.join(plus('k', s) for s in differ)}, by path" \
             if len(differ) > 1 else ""
         raise NotFixable(f"{capture.place} {capture.placement_text}{why}; eaglelint writes a member only for a "
                          "decoder that captures in one place against the layer call")
@@ -225,7 +224,8 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
     if resolver.find_member(owner.cls, FLAG) is None:  # a property forwards the decoder's state itself
         head.append(f"{indent}{step}self.{FLAG} = True")
     head += [f"{indent}{step}{held}.{gate} = True" for gate in switches]
-    how = f"{capture.test or capture.place} {capture.placement_text}: the engine's id k is written as {_plus(shift)}"
+    how = f"{capture.test or capture.place} {capture.placement_text}: the engine's id k is written as " \
+          f"{plus('k', shift)}"
     if not capture.flags:
         attr = next(iter(capture.attrs))
         body = [*head, f"{indent}{step}{held}.{attr} = {_ids(shift)}"]
@@ -250,8 +250,7 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
 def _embed_and_head(analysis: OwnerAnalysis, owner: Owner, indent: str) -> tuple[list[str], str]:
     """get_embed_and_head: the embedding the decoder's forward runs on the tokens, and the owner's head."""
     decoder = owner.decoders[0].cls
-    step = "\t" if indent.startswith("\t") else "    "
-    held = f"self.{owner.attr}"
+    step, held = _step(indent), f"self.{owner.attr}"
     embed = _embedding(analysis, decoder)
     if embed is None:
         raise NotFixable(f"which attribute of {decoder.qualname} embeds the tokens cannot be read off its forward")
@@ -284,12 +283,14 @@ def _reads_self_only(text: str) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
-def _plus(shift: int) -> str:
-    return "k" if not shift else f"k {'+' if shift > 0 else '-'} {abs(shift)}"
-
-
 def _ids(shift: int) -> str:
-    return "layer_ids" if not shift else f"[val {'+' if shift > 0 else '-'} {abs(shift)} for val in layer_ids]"
+    """The engine's ids as the decoder's list wants them: `layer_ids`, `[val + 1 for val in layer_ids]`."""
+    return "layer_ids" if not shift else f"[{plus('val', shift)} for val in layer_ids]"
+
+
+def _step(indent: str) -> str:
+    """One level of indentation, in the kind the class body uses."""
+    return "\t" if indent.startswith("\t") else "    "
 
 
 def _flag_setters(analysis: OwnerAnalysis, decoder: ClassEntity, flags: frozenset[str]) -> list[str]:
@@ -341,7 +342,7 @@ def _state_outside_verify(analysis: OwnerAnalysis, owner: Owner, decoder: ClassE
 def _refusing(analysis: OwnerAnalysis, owner: Owner, indent: str) -> list[str]:
     """A capture member that says why this class cannot capture, raising what the engine's call
     raises on a class without one."""
-    step = "\t" if indent.startswith("\t") else "    "
+    step = _step(indent)
     name = analysis.resolver.info(owner.cls).name
     decoder = owner.decoders[0].cls.qualname.rsplit(".", 1)[-1]
     return [f"{indent}def set_eagle3_layers_to_capture(self, layer_ids=None):",
@@ -524,7 +525,7 @@ def _unpack(owner: Owner, forward: ast.AST, calls: list[ast.Call], lines: list[s
     if not calls or any(id(c) not in later for c in calls):
         raise NotFixable("a logits call of its forward does not follow the decoder run in the same block")
     name, ind = stmt.targets[0].id, lead(lines[stmt.lineno - 1])
-    step = "\t" if ind.startswith("\t") else "    "
+    step = _step(ind)
     new = ["", f"{ind}{AUX} = None", f"{ind}if self.{FLAG}:", f"{ind}{step}{name}, {AUX} = {name}"]
     end = stmt.end_lineno or stmt.lineno
     return Edit(end, end, tuple(new))

@@ -69,6 +69,30 @@ def test_inherited_gap_names_the_registered_subclass():
     assert lonely and not any(f.fixable for f in lonely)
 
 
+def test_a_subclass_is_not_told_it_will_inherit_a_member_its_base_does_not_get(tmp_path):
+    """LonelyForCausalLM's capture member cannot be written (its decoder numbers captures across
+    repeated loops): a registered subclass with a forward of its own inherits nothing from the fix,
+    so the only finding is the base's EGL041, naming it; a subclass of a base the fix does give the
+    member (OwnForwardSubclassForCausalLM in test_owner_contract.py) gets one of its own."""
+    models = tmp_path / "sglang" / "srt" / "models"
+    models.mkdir(parents=True)
+    source = (FIXTURES / "check" / "sglang/srt/models/EGL041_owner_no_sibling.py").read_text()
+    source = source.replace("EntryClass = LonelyForCausalLM", textwrap.dedent("""\
+        class LonelyOwnForward(LonelyForCausalLM):
+            def forward(self, input_ids, positions, forward_batch):
+                return self.logits_processor(input_ids, self.model(input_ids, positions, forward_batch),
+                                             self.lm_head, forward_batch)
+
+
+        EntryClass = [LonelyForCausalLM, LonelyOwnForward]"""))
+    (models / "lonely.py").write_text(source)
+    found = check(models)
+    assert not [f for f in found if f.class_name == "LonelyOwnForward"]
+    capture = [f for f in found if f.method == MEMBERS[0]]
+    assert [(f.class_name, f.code, f.subclasses) for f in capture] == [
+        ("LonelyForCausalLM", "EGL041", ("LonelyOwnForward",))]
+
+
 def test_fix_writes_the_siblings_members_and_the_aux_path(tmp_path):
     shutil.copytree(FIXTURES / "check" / "sglang", tmp_path / "sglang")
     models = tmp_path / "sglang" / "srt" / "models"

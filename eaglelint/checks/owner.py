@@ -39,7 +39,7 @@ from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft_name
 from ..analysis.served import served
 from ..findings import Finding
-from ..fix.owner import NotFixable, plan_class, plan_owner_file
+from ..fix.owner import NotFixable, plan_class, plan_owner_file, writes_capture
 from ..packs import InterfaceMethod
 from .context import Context
 
@@ -245,24 +245,19 @@ def _own_forward(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
     """A registered subclass that will inherit the capture member the fix writes into its base,
     but runs a forward of its own that does not hand the aux states to its logits processor
     (MiMoV2ASR over MiMo): its finding, whose fix unpacks and passes them there."""
+    if not writes_capture(analysis, gap.owner, gap.missing):
+        return []
     try:
-        base = plan_class(analysis, gap.owner, gap.missing)
-        plan = plan_class(analysis, replace(gap.owner, cls=entry), (CAPTURE_HOOK,)) \
-            if CAPTURE_HOOK in dict(base.methods) else None
+        plan = plan_class(analysis, replace(gap.owner, cls=entry), (CAPTURE_HOOK,))
     except NotFixable as exc:
-        plan, reason = None, str(exc)
+        reason = str(exc)
     else:
-        reason = plan.refusals.get(CAPTURE_HOOK, "") if plan is not None else ""
-    if plan is not None and not plan.edits and not reason:
-        return []  # its forward already unpacks and passes them
-    info = analysis.resolver.info(entry)
-    fixable = plan is not None and not reason
-    how = "eaglelint fix unpacks and passes them there" if fixable else f"change it by hand ({reason})"
-    message = (f"{info.name} would inherit {CAPTURE_HOOK} from {gap.cls.qualname} once eaglelint fix writes it "
-               f"there, but its own forward does not hand the aux hidden states to its logits processor; {how}")
-    return [Finding(os.path.abspath(entry.path), info.line, info.column, CODE if fixable else NO_FIX_CODE, message,
-                    class_name=info.name, wrapped_class=gap.owner.decoders[0].cls.qualname, method=CAPTURE_HOOK,
-                    interface=wanted[CAPTURE_HOOK].interface, wrapper_attribute=gap.owner.attr, entry_class=True)]
+        reason = plan.refusals.get(CAPTURE_HOOK, "")
+        if not plan.edits and not reason:
+            return []  # its forward already unpacks and passes them
+    how = f"change it by hand ({reason})" if reason else "eaglelint fix unpacks and passes them there"
+    return [_inherited(analysis, gap, entry, gap.owner, NO_FIX_CODE if reason else CODE, wanted,
+                       f"its own forward does not hand the aux hidden states to its logits processor; {how}")]
 
 
 def _shield(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
@@ -273,23 +268,26 @@ def _shield(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
     member that raises AttributeError, as the class does now when the engine calls it."""
     own = analysis.owner(entry)
     if own is None or CAPTURE_HOOK not in gap.missing or own.collects is not False or not gap.owner.head \
-            or gap.owner.collects is not True or has_member(analysis.resolver, entry, CAPTURE_HOOK):
+            or gap.owner.collects is not True or has_member(analysis.resolver, entry, CAPTURE_HOOK) \
+            or not writes_capture(analysis, gap.owner, gap.missing):
         return []
-    try:
-        base = plan_class(analysis, gap.owner, gap.missing)
-    except NotFixable:
-        return []
-    if CAPTURE_HOOK not in dict(base.methods):
-        return []
+    decoder, name = own.decoders[0], analysis.resolver.info(entry).name
+    return [_inherited(analysis, gap, entry, own, CODE, wanted,
+                       f"it passes its base {decoder.cls.qualname}, whose {decoder.why}: the inherited member would "
+                       f"capture nothing; eaglelint fix gives {name} one that raises AttributeError, as the engine's "
+                       "call does now")]
+
+
+def _inherited(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity, owner: Owner, code: str,
+               wanted: dict[str, InterfaceMethod], why: str) -> Finding:
+    """A registered subclass's own finding about the capture member it would inherit from the
+    base the fix writes it into (`why`: what stands in its way, and what the fix does)."""
     info = analysis.resolver.info(entry)
-    decoder = own.decoders[0]
-    message = (f"{info.name} would inherit {CAPTURE_HOOK} from {gap.cls.qualname} once eaglelint fix writes it "
-               f"there, but it passes its base {decoder.cls.qualname}, whose {decoder.why}: the inherited member "
-               f"would capture nothing; eaglelint fix gives {info.name} one that raises AttributeError, as the "
-               "engine's call does now")
-    return [Finding(os.path.abspath(entry.path), info.line, info.column, CODE, message, class_name=info.name,
-                    wrapped_class=decoder.cls.qualname, method=CAPTURE_HOOK, interface=wanted[CAPTURE_HOOK].interface,
-                    wrapper_attribute=own.attr, entry_class=True)]
+    message = f"{info.name} would inherit {CAPTURE_HOOK} from {gap.cls.qualname} once eaglelint fix writes it there, " \
+              f"but {why}"
+    return Finding(os.path.abspath(entry.path), info.line, info.column, code, message, class_name=info.name,
+                   wrapped_class=owner.decoders[0].cls.qualname, method=CAPTURE_HOOK,
+                   interface=wanted[CAPTURE_HOOK].interface, wrapper_attribute=owner.attr, entry_class=True)
 
 
 def _chooser_gap(analysis: OwnerAnalysis, entry: ClassEntity, members: tuple[str, ...]) -> OwnerGap | None:

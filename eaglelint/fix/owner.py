@@ -490,11 +490,16 @@ def _base_fixed(analysis: OwnerAnalysis, base: ClassEntity) -> bool:
     lines = analysis.lines(base.path)
     if lines is None or "forward" not in analysis.resolver.info(base).methods:
         return False
+    return writes_capture(analysis, own, (CAPTURE_HOOK,))
+
+
+def writes_capture(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...]) -> bool:
+    """The plan for the owner's missing members writes the capture member."""
     try:
-        plan = plan_class(analysis, own, (CAPTURE_HOOK,))
+        plan = plan_class(analysis, owner, missing)
     except NotFixable:
         return False
-    return CAPTURE_HOOK not in plan.refusals
+    return CAPTURE_HOOK in dict(plan.methods)
 
 
 def _runs_decoder(call: ast.Call, attr: str) -> bool:

@@ -218,16 +218,21 @@ def _assigns(body: list[ast.stmt], attr: str) -> bool:
                and isinstance(n.value, ast.Name) and n.value.id == "self" for s in body for n in ast.walk(s))
 
 
+def _init_of(resolver: Resolver, cls: ClassEntity) -> tuple[ClassEntity, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """The `__init__` that runs for cls (the first up its MRO), with the class that defines it."""
+    owner = next((c for c in resolver.mro(cls) if resolver.defines(c, "__init__")), None)
+    node = class_node(resolver.project.tree(owner.path), owner.qualname) if owner is not None else None
+    fn = method_node(node, "__init__") if node is not None else None
+    return (owner, fn) if owner is not None and fn is not None else None
+
+
 def branch_pick(resolver: Resolver, cls: ClassEntity, attr: str, config: dict) -> Pick | None:
     """The class `self.<attr>` holds where the `__init__` that runs for cls (the first up its MRO)
     builds it in an if/elif chain on config values; None where no such chain assigns it."""
-    owner = next((c for c in resolver.mro(cls) if resolver.defines(c, "__init__")), None)
-    if owner is None:
+    found = _init_of(resolver, cls)
+    if found is None:
         return None
-    node = class_node(resolver.project.tree(owner.path), owner.qualname)
-    fn = method_node(node, "__init__") if node is not None else None
-    if fn is None:
-        return None
+    owner, fn = found
     reader = _ConfigReader(fn, config)
     for stmt in fn.body:
         reader.bind(stmt)
@@ -416,11 +421,10 @@ def table_pick(resolver: Resolver, cls: ClassEntity, attr: str, config: dict) ->
     """Where the `__init__` that runs for cls builds `self.<attr>` from a class it reads out of a
     module-level table by a key computed from the config (`instance_class = _SUPPORT_VERSION.get(
     version)`, MiniCPM-V), the class this config gives; None where it does not build it so."""
-    owner = next((c for c in resolver.mro(cls) if resolver.defines(c, "__init__")), None)
-    node = class_node(resolver.project.tree(owner.path), owner.qualname) if owner is not None else None
-    fn = method_node(node, "__init__") if node is not None else None
-    if owner is None or fn is None:
+    found = _init_of(resolver, cls)
+    if found is None:
         return None
+    owner, fn = found
     made: dict[str, ast.Call] = {}  # local -> the table lookup it holds
     for stmt in ast.walk(fn):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -456,9 +460,9 @@ def table_pick(resolver: Resolver, cls: ClassEntity, attr: str, config: dict) ->
     if chosen is None:
         return Pick(attr, said, raw, owner.path, lookup.lineno, refused=True,
                     why=f"{name} is {key!r}, for which {table} has no entry")
-    found = [e for e in resolver.lookup(owner.path, chosen.id) if isinstance(e, ClassEntity)] \
+    classes = [e for e in resolver.lookup(owner.path, chosen.id) if isinstance(e, ClassEntity)] \
         if isinstance(chosen, ast.Name) else []
     where = f"{name} is {key!r}, and {table}[{key!r}]"
-    if len(found) != 1:
+    if len(classes) != 1:
         return Pick(attr, said, raw, owner.path, lookup.lineno, why=f"{where} is no class eaglelint resolves")
-    return Pick(attr, said, raw, owner.path, lookup.lineno, cls=found[0], why=f"{where} is {found[0].qualname}")
+    return Pick(attr, said, raw, owner.path, lookup.lineno, cls=classes[0], why=f"{where} is {classes[0].qualname}")

@@ -368,7 +368,19 @@ class CaptureChainAnalysis:
         if not params:
             return []
         me = params[0].arg
-        for c in self.resolver.mro(served):
+        out: list[tuple[int, str]] = []
+        for stmt in fn.body:
+            heads = [stmt.test] if isinstance(stmt, ast.If) else [] if isinstance(
+                stmt, (ast.For, ast.While, ast.With, ast.Try, ast.AsyncFor, ast.AsyncWith)) else [stmt]
+            for head in heads:
+                for n in ast.walk(head):
+                    if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) \
+                            and n.value.id == me and n.attr not in _MODULE_ATTRS \
+                            and not has_member(self.resolver, served, n.attr):
+                        out.append((n.lineno, n.attr))
+        if not out:
+            return []
+        for c in self.resolver.mro(served):  # only now: whether "has none" can be known at all
             info = self.resolver.info(c)
             _, opaque = self.resolver.bases(c)
             if opaque and not all(r.kind == "attr" and r.name == "Module" for r in self.resolver.base_refs(c)
@@ -380,16 +392,6 @@ class CaptureChainAnalysis:
             if body is None or any(call in body for call in ("register_buffer(", "add_module(", "register_module(",
                                                               "setattr(")):
                 return []  # a name set at run time
-        out: list[tuple[int, str]] = []
-        for stmt in fn.body:
-            heads = [stmt.test] if isinstance(stmt, ast.If) else [] if isinstance(
-                stmt, (ast.For, ast.While, ast.With, ast.Try, ast.AsyncFor, ast.AsyncWith)) else [stmt]
-            for head in heads:
-                for n in ast.walk(head):
-                    if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) \
-                            and n.value.id == me and n.attr not in _MODULE_ATTRS \
-                            and not has_member(self.resolver, served, n.attr):
-                        out.append((n.lineno, n.attr))
         return out
 
     def read_only(self, cls: ClassEntity, name: str) -> bool:

@@ -58,6 +58,9 @@ class EngineTruth:
     name: str
     value: bool
     why: str = ""
+    # decided by the pipeline rank: `value` holds on the last rank, the other value on every
+    # rank before it (a fix asks where a forward's code runs on the last rank only)
+    rank: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,13 +146,14 @@ def load_normal_truths(engine: str) -> tuple[EngineTruth, ...]:
     out = []
     for entry in data.get(engine, []):
         try:
-            truth = EngineTruth(entry["kind"], entry["name"], entry["value"], entry.get("why", "").strip())
+            truth = EngineTruth(entry["kind"], entry["name"], entry["value"], entry.get("why", "").strip(),
+                                entry.get("rank", False))
         except (KeyError, TypeError) as exc:
             raise RulesError(f"{path}: [[{engine}]]: missing or bad key {exc}") from None
         if truth.kind not in TRUTH_KINDS or not isinstance(truth.value, bool) \
-                or not isinstance(truth.name, str) or not truth.name:
+                or not isinstance(truth.name, str) or not truth.name or not isinstance(truth.rank, bool):
             raise RulesError(f"{path}: [[{engine}]] {truth.name!r}: kind must be one of {TRUTH_KINDS}, "
-                             f"name a non-empty string, value true or false")
+                             f"name a non-empty string, value and rank true or false")
         out.append(truth)
     return tuple(out)
 

@@ -34,7 +34,7 @@ ROOT = FIXTURES / "owner_contract"
 MODULE = "sglang.srt.models.contract_owners"
 CLASSES = ("BeforeOwnerForCausalLM", "AfterOwnerForCausalLM", "HandedOwnerForCausalLM",
            "PreviousLayerOwnerForCausalLM", "FlaggedOwnerForCausalLM", "TapOwnerForCausalLM",
-           "OwnForwardSubclassForCausalLM")
+           "OwnForwardSubclassForCausalLM", "RelayOwnerForCausalLM")
 # SGLang's default layers for None (LlamaForCausalLM: 2, n // 2 and n - 3, captured before those
 # layers run): the outputs of layers 1, n // 2 - 1 and n - 4
 DEFAULT = ["1", str(standins.NUM_LAYERS // 2 - 1), str(standins.NUM_LAYERS - 4)]
@@ -85,7 +85,8 @@ def test_the_shift_follows_where_the_decoder_captures(fixed):
     shifted = {name: "[val + 1 for val in layer_ids]" in member for name, member in written.items()}
     assert shifted == {"BeforeOwnerForCausalLM": True, "AfterOwnerForCausalLM": False, "HandedOwnerForCausalLM": True,
                        "PreviousLayerOwnerForCausalLM": False, "FlaggedOwnerForCausalLM": True,
-                       "LoopedOwnerForCausalLM": True, "TapOwnerForCausalLM": False}  # the subclass inherits its own
+                       "LoopedOwnerForCausalLM": True, "TapOwnerForCausalLM": False,
+                       "RelayOwnerForCausalLM": False}  # the subclass inherits its own
     assert "self.model.mark_layers([val + 1 for val in layer_ids])" in written["FlaggedOwnerForCausalLM"]
     assert "self.model.tap_layer_ids = layer_ids" in written["TapOwnerForCausalLM"]
 
@@ -166,3 +167,59 @@ def test_the_helper_handed_the_collector_is_read_for_that_collector_alone():
     capture = OwnerAnalysis(resolver).chains.decoder(ClassEntity(str(TWO_PATHS), "TwoPathModel"))
     assert (capture.attrs, capture.flags, capture.returns_aux) == (frozenset({"stream_layer_ids"}), frozenset(), True)
     assert [placement for placement, _ in capture.sites] == ["after", "before"]
+
+
+class _Rank:
+    """One pipeline rank of two, each running half the layers."""
+
+    def __init__(self, first: bool, last: bool):
+        self.is_first_rank, self.is_last_rank, self.world_size = first, last, 2
+
+
+def _pipelined(module: object, layer_ids: list[int] | None, at_input: bool) -> list[str]:
+    """RelayOwnerForCausalLM over two ranks as the engine drives them: each rank's model gets
+    `set_eagle3_layers_to_capture`, rank 0 runs its layers and hands its proxy tensors to rank 1,
+    whose logits processor call is returned as the layers it got."""
+    half = standins.NUM_LAYERS // 2
+    models = []
+    for first, last, span in ((True, False, (0, half)), (False, True, (half, standins.NUM_LAYERS))):
+        config = standins.config()
+        config.capture_at_input = at_input
+        model = module.RelayOwnerForCausalLM(config)  # type: ignore[attr-defined]
+        model.pp_group = model.model.pp_group = _Rank(first, last)
+        model.model.start_layer, model.model.end_layer = span
+        model.set_eagle3_layers_to_capture(layer_ids)
+        models.append(model)
+    standins.CALLS.clear()
+    proxy = models[0].forward([1, 2, 3], [0, 1, 2], standins.ForwardBatch())
+    models[1].forward([1, 2, 3], [0, 1, 2], standins.ForwardBatch(), proxy)
+    [(args, _)] = standins.CALLS
+    return [layer_of(v) for v in args[4]]
+
+
+@pytest.mark.parametrize("at_input", [False, True])
+def test_a_decoder_that_hands_captures_across_pipeline_ranks_gets_a_member_every_rank_runs(fixed, at_input):
+    """RelayModel captures on every rank and hands its captures on with the proxy tensors; its
+    owner unpacks them only on the last rank. A pipeline guard in the member (return on the
+    ranks before the last) would lose the layers of rank 0: the member has none, and both
+    forms of its capture (layer k's output handed on as layer k + 1's input, or taken after
+    layer k) read one shift, so the layers the engine names arrive from both ranks."""
+    text = (fixed / "sglang/srt/models/contract_owners.py").read_text()
+    [member] = [ast.unparse(f) for c in ast.parse(text).body if isinstance(c, ast.ClassDef)
+                and c.name == "RelayOwnerForCausalLM" for f in c.body
+                if isinstance(f, ast.FunctionDef) and f.name == "set_eagle3_layers_to_capture"]
+    assert "pp_group" not in member
+    with standins.installed(fixed):
+        module = importlib.import_module(MODULE)
+        assert _pipelined(module, [1, 6], at_input) == ["1", "6"]
+        assert _pipelined(module, None, at_input) == DEFAULT
+
+
+def test_the_pipeline_guard_is_written_where_every_rank_unpacks(fixed):
+    """BeforeOwnerForCausalLM unpacks the decoder's pair on every rank: a rank before the last
+    would unpack its proxy tensors, so its member returns there first, as SGLang's Llama's."""
+    text = (fixed / "sglang/srt/models/contract_owners.py").read_text()
+    [member] = [ast.unparse(f) for c in ast.parse(text).body if isinstance(c, ast.ClassDef)
+                and c.name == "BeforeOwnerForCausalLM" for f in c.body
+                if isinstance(f, ast.FunctionDef) and f.name == "set_eagle3_layers_to_capture"]
+    assert "if not self.pp_group.is_last_rank:\n        return" in member

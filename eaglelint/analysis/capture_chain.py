@@ -138,7 +138,13 @@ class DecoderCapture:
     def shift(self) -> int | None:
         """What the engine's layer id k must become in the list the decoder tests: a capture
         before layer i runs holds layer i - 1's output (k + 1), after it runs layer i's (k); a
-        test asking about `i - 1` takes one away. None where the placement cannot be read."""
+        test asking about `i - 1` takes one away. None where the placement cannot be read.
+        Where its paths capture in several places (before the next layer's call on one path,
+        after the layer's on another), the one shift they all ask for, if every place can be
+        read and they agree; None where they differ."""
+        if self.placement is None and self.sites:
+            shifts = {placement_shift(p) for p, _ in self.sites}
+            return shifts.pop() if None not in shifts and len(shifts) == 1 else None
         return placement_shift(self.placement or "")
 
     @property
@@ -149,7 +155,7 @@ class DecoderCapture:
     @property
     def placement_text(self) -> str:
         """"captures before the layer call", "... after ...", with the test's own offset."""
-        if self.shift is None and len(self.sites) > 1:
+        if len(self.sites) > 1:
             return "captures " + " and ".join(f"{_site_text(p)} in {at}" for p, at in self.sites)
         return f"captures {_site_text(self.placement or '')}"
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..analysis.capture_chain import DecoderCapture, plus
+from ..analysis.normal_path import NormalPath
 from ..analysis.owners import (
     CAPTURE_HOOK,
     LOGITS,
@@ -36,6 +37,7 @@ from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.sources import SourceError
 from ..findings import Finding, Fix, ImportNeed
+from ..packs import load_normal_truths
 from .edits import Edit, EditableFile, NotFixable, after_body
 from .imports import ImportPlan
 
@@ -216,7 +218,7 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
     if not any(resolver.assigns(c, "layers") for c in resolver.mro(decoder)):
         raise NotFixable(f"{decoder.qualname} holds no self.layers to count the default layers from")
     head = [f"{indent}def set_eagle3_layers_to_capture(self, layer_ids=None):"]
-    if has_member(resolver, owner.cls, "pp_group"):
+    if has_member(resolver, owner.cls, "pp_group") and not _unpacks_on_last_rank_only(analysis, owner):
         head += [f"{indent}{step}if not self.pp_group.is_last_rank:", f"{indent}{step}{step}return"]
     head += [f"{indent}{step}if layer_ids is None:",
              f"{indent}{step}{step}num_layers = {_layer_count(capture, held)}",
@@ -465,6 +467,46 @@ def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list[E
     if len(set(rows)) != len(rows) or len(set(inserts)) != len(inserts):
         raise NotFixable("two edits of its forward fall on one line; change it by hand")
     return edits
+
+
+def _unpacks_on_last_rank_only(analysis: OwnerAnalysis, owner: Owner) -> bool:
+    """The owner's forward unpacks the decoder's (hidden, aux) pair only where the pipeline's last
+    rank runs (`if self.pp_group.is_last_rank:` around it, or after an early return of the ranks
+    before it). Then the capture member needs no pipeline guard: a rank before the last hands on
+    its proxy tensors whatever the flag says, and a decoder that carries captures across the
+    ranks (KimiK3Linear's `dspark_hidden_states`) needs every rank to capture. Where the forward
+    unpacks on every rank, a rank before the last would unpack its proxy tensors: the member
+    returns there first (LlamaForCausalLM's)."""
+    found = analysis.forward(owner.cls)
+    if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    unpacks = [n for n in ast.walk(found[1]) if isinstance(n, ast.Assign)
+               and any(isinstance(t, ast.Tuple) and mentions_aux(t) for t in n.targets)]
+    ranks = NormalPath([t for t in load_normal_truths("sglang") if t.rank])
+    return bool(unpacks) and all(_last_rank_only(found[1].body, u, ranks, False) for u in unpacks)
+
+
+def _last_rank_only(stmts: list[ast.stmt], target: ast.stmt, ranks: NormalPath, under: bool) -> bool | None:
+    """Whether `target`, found in `stmts`, runs on the last pipeline rank only (None: not there)."""
+    for s in stmts:
+        if s is target:
+            return under
+        if isinstance(s, ast.If):
+            holds = ranks.truth(s.test)
+            for body, last in ((s.body, holds is True), (s.orelse, holds is False)):
+                inner = _last_rank_only(body, target, ranks, under or last)
+                if inner is not None:
+                    return inner
+            if holds is False and s.body and isinstance(s.body[-1], (ast.Return, ast.Raise)):
+                under = True  # the ranks before the last have left: what follows runs on the last
+            continue
+        blocks = [b for name in ("body", "orelse", "finalbody") if isinstance(b := getattr(s, name, None), list)]
+        blocks += [h.body for h in getattr(s, "handlers", [])]
+        for block in blocks:
+            inner = _last_rank_only(block, target, ranks, under)
+            if inner is not None:
+                return inner
+    return None
 
 
 def _tuple_test(node: ast.AST) -> bool:

@@ -133,6 +133,15 @@ class DecoderCapture:
     # each place it captures against the layer call ("before", "after", "" where eaglelint cannot
     # tell), with where: several when the forward's paths capture in different places
     sites: tuple[tuple[str, Place], ...] = ()
+    # each capture's own test: the attributes and flags it reads (a decoder that captures under
+    # its list in one place and under a per-layer flag in another reads them apart)
+    tests: frozenset[tuple[frozenset[str], frozenset[str], bool]] = frozenset()
+    soft_flags: frozenset[str] = frozenset()  # flags it reads as `getattr(layer, "flag", False)`
+
+    def alone(self, attrs: set[str]) -> bool:
+        """Some capture in the layer loop has a test that reads one of `attrs` and no per-layer
+        flag: those lists pick layers without any flag being set."""
+        return any(a & attrs and not f and in_loop for a, f, in_loop in self.tests)
 
     @property
     def shift(self) -> int | None:
@@ -181,9 +190,13 @@ class _Read:
     fields: set[str | None] = field(default_factory=set)
     unread: list[str] = field(default_factory=list)
     repeats: set[str] = field(default_factory=set)
+    tests: set[tuple[frozenset[str], frozenset[str], bool]] = field(default_factory=set)
+    soft_flags: set[str] = field(default_factory=set)
 
     def merge(self, inner: _Read) -> None:
         self.repeats |= inner.repeats
+        self.tests |= inner.tests
+        self.soft_flags |= inner.soft_flags
         self.attrs |= inner.attrs
         self.flags |= inner.flags
         self.test = self.test or inner.test
@@ -490,7 +503,8 @@ class CaptureChainAnalysis:
                               aux_fields=frozenset(f for f in read.fields if f) if None not in read.fields
                               else frozenset(), placement=placement or None,
                               repeats=next(iter(read.repeats)) if len(read.repeats) == 1 else None,
-                              sites=tuple(placements.items()) if len(placements) > 1 else ())
+                              sites=tuple(placements.items()) if len(placements) > 1 else (),
+                              tests=frozenset(read.tests), soft_flags=frozenset(read.soft_flags))
 
     def layer_classes(self, cls: ClassEntity) -> list[ClassEntity]:
         """The classes a decoder builds its `self.layers` from (`make_layers(n, lambda idx, prefix:
@@ -631,7 +645,8 @@ class CaptureChainAnalysis:
                     set(reader.gates), reader.boxed,
                     {p: Place(defined, line, place.what) for p, line in reader.placements.items()},
                     {self._field(defined, call, index, keyword) for call, index, keyword in reader.boxes},
-                    repeats=set(reader.repeats))
+                    repeats=set(reader.repeats), tests=set(reader.tests),
+                    soft_flags=set(reader.soft_flags))
         for callee in reader.passes:  # returns what another forward or helper returns
             target = self._callee(cls, defined, callee)
             if target is None and self._submodule(cls, callee[1]):
@@ -979,6 +994,9 @@ class CaptureChainAnalysis:
             return [Broken("d", f"{writer} writes {wrote}; {reader} reads only {read}: nothing is captured",
                            writer, reader)], []
         unset = sorted(capture.flags - flags)
+        if unset and capture.alone(attrs) and not effect.unknown and \
+                all(self._flag_never_set(served, dcls, effect, f) for f in unset):
+            unset = []  # captures under the list alone; the captures under flags nothing sets never run
         if unset and capture.returns_aux and not effect.unknown:
             # the decoder captures a layer only where its flag is set: the list alone leaves those out
             if all(self._flag_never_set(served, dcls, effect, f) for f in unset):
@@ -1049,7 +1067,7 @@ class CaptureChainAnalysis:
                          if not any(a <= i < b for a, b in skipped))
 
     def _never_set(self, served: ClassEntity, holder: ClassEntity, effect: SetterEffect, attr: str,
-                   also: tuple[ClassEntity, ...] = ()) -> bool:
+                   also: tuple[ClassEntity, ...] = (), absent_ok: bool = False) -> bool:
         """Every assignment of `attr` in the bodies of the served class, the holder, the
         functions the member ran (and their bases) and `also` is the holder's own `self.<attr> =
         False/None` (a text search: an assignment through another object, setattr or a string
@@ -1059,9 +1077,11 @@ class CaptureChainAnalysis:
             return False
         falsy = [v for c in mro for a in self.resolver.info(c).self_assigns.get(attr, ()) for v in a.values
                  if not any(start <= a.line < end for start, end in self._members_lines(c))]
-        if not falsy or not all(v.kind == "const" and v.name in ("None", "False", "0") for v in falsy):
+        if not (falsy or absent_ok) or not all(v.kind == "const" and v.name in ("None", "False", "0") for v in falsy):
             return False
         pattern = re.compile(rf"\.{re.escape(attr)}\s*(?::[^=\n]*)?=(?!=)|[\"']{re.escape(attr)}[\"']")
+        # `getattr(layer, "flag", False)` names it as a string, to read it
+        reads = re.compile(rf"\b(?:getattr|hasattr)\([^()\n]*?,\s*[\"']{re.escape(attr)}[\"']")
         found = 0
         for c in dict.fromkeys([*mro, *self.resolver.mro(served), *(p.cls for p in effect.calls), *also]):
             info = self.resolver.module(c.path)
@@ -1071,16 +1091,18 @@ class CaptureChainAnalysis:
             if text is None:
                 return False
             if attr in text:
-                found += len(pattern.findall(text))
+                found += len(pattern.findall(text)) - len(reads.findall(text))
         return found <= len(falsy)
 
     def _flag_never_set(self, served: ClassEntity, decoder: ClassEntity, effect: SetterEffect, flag: str) -> bool:
         """A per-layer flag that its layer classes set only to False/None, and that no body of
         the decoder's classes names outside their capture members (`_never_set` on each layer
-        class, the decoder's classes searched too)."""
+        class, the decoder's classes searched too). One the decoder reads as `getattr(layer,
+        "flag", False)` may also be assigned nowhere: absent, it reads False."""
         layers = self.layer_classes(decoder)
-        return bool(layers) and all(self._never_set(served, layer, effect, flag, tuple(self.resolver.mro(decoder)))
-                                    for layer in layers)
+        soft = flag in self.decoder(decoder).soft_flags
+        return bool(layers) and all(self._never_set(served, layer, effect, flag, tuple(self.resolver.mro(decoder)),
+                                                    absent_ok=soft) for layer in layers)
 
     def _links_fg(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, bound: dict[Path_, ClassEntity],
                   effect: SetterEffect, where: Place) -> tuple[list[Broken], list[str]]:
@@ -1970,6 +1992,11 @@ class _ForwardReader:
         self.helper_calls: list[ast.Call] = []
         self.helper = bool(aux_params)  # a helper handed the list: its caller's loop is not seen here
         self.repeats: set[str] = set()  # `range(N)` of a loop repeating the layers, read in unrolled ids
+        # per capture: the self attributes and per-layer flags its own test reads, and whether it
+        # sits in a loop (over the layers) or after it (the final state)
+        self.tests: set[tuple[frozenset[str], frozenset[str], bool]] = set()
+        self.soft_flags: set[str] = set()  # flags read as `getattr(layer, "flag", False)`: absent is unset
+        self._loop_spans: list[tuple[int, int]] | None = None
         self.nodes = nodes_of(fn)  # one walk, read by every pass below
         assigned: dict[str, list[ast.AST]] = {}
         for n in self.nodes:
@@ -2000,13 +2027,15 @@ class _ForwardReader:
         self.test_line = 0
         if self.aux:  # nothing made fresh and fed: no capture test to read
             feeds = self._feeds(fn)
-            for _, tests in feeds:
+            for feed, tests in feeds:
                 # the innermost test that reads a capture list or flag decides (one further in may
                 # pick how to gather the state, one further out the rank or the batch)
                 for test in reversed(tests):
-                    before = len(self.attrs) + len(self.flags)
-                    self._reads(test, set())
-                    if len(self.attrs) + len(self.flags) > before:
+                    attrs, flags = self._test_reads(test)
+                    if attrs or flags:
+                        self.attrs |= attrs
+                        self.flags |= flags
+                        self.tests.add((frozenset(attrs), frozenset(flags), self._in_loop(feed)))
                         self.test_line = self.test_line or getattr(test, "lineno", 0)
                         break
             # a local fed under no test that no return mentions (`zero_allocator` handed to each
@@ -2208,6 +2237,23 @@ class _ForwardReader:
         return isinstance(node, ast.Name) and (node.id in self.aux or node.id in self.feeders) \
             and isinstance(node.ctx, ast.Load) and id(node) in self.arguments
 
+    def _in_loop(self, feed: ast.AST) -> bool:
+        line = getattr(feed, "lineno", 0)
+        if self._loop_spans is None:
+            self._loop_spans = [(n.lineno, n.end_lineno or 0) for n in self.nodes
+                                if isinstance(n, (ast.For, ast.AsyncFor))]
+        return any(start <= line <= end for start, end in self._loop_spans)
+
+    def _test_reads(self, test: ast.AST) -> tuple[set[str], set[str]]:
+        """The self attributes and per-layer flags one capture test reads."""
+        kept = self.attrs, self.flags
+        self.attrs, self.flags = set(), set()
+        try:
+            self._reads(test, set())
+            return self.attrs, self.flags
+        finally:
+            self.attrs, self.flags = kept
+
     def _reads(self, test: ast.AST, seen: set[str]) -> None:
         for n in ast.walk(test):
             if isinstance(n, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops):
@@ -2222,6 +2268,8 @@ class _ForwardReader:
                     self.attrs.add(_const(n.args[1]) or "")
                 else:
                     self.flags.add(_const(n.args[1]) or "")
+                    if len(n.args) == 3 and isinstance(n.args[2], ast.Constant) and not n.args[2].value:
+                        self.soft_flags.add(_const(n.args[1]) or "")
             elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id not in ("self",) \
                     and n.value.id in self._layer_names():
                 self.flags.add(n.attr)

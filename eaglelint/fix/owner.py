@@ -112,6 +112,12 @@ def _plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
         sibling = analysis.sibling(owner, decoder, member)
         names = plan.names.setdefault(member, {})
         try:
+            if member == CAPTURE_HOOK:
+                _refuse_unverifiable(analysis, owner, decoder)
+        except NotFixable as never:
+            plan.refusals[member] = str(never)
+            continue
+        try:
             if sibling is None:
                 raise NotFixable(f"no class in the scanned tree holds {decoder.qualname} (or a base of it) as "
                                  f"self.{owner.attr} and defines {member} to copy from")
@@ -193,11 +199,7 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
     step, held = _step(indent), f"self.{owner.attr}"
     if not capture.collects:
         raise NotFixable(capture.why)
-    outside = _state_outside_verify(analysis, owner, decoder)
-    if outside:
-        raise NotFixable(f"its layers update their recurrent state themselves ({outside} reads the per-layer cache "
-                         "the attention backend keeps), outside the backend's target-verify pass: the drafts' "
-                         "tokens cannot be verified, whatever the member captures")
+    _refuse_unverifiable(analysis, owner, decoder)
     switches = [g for g in sorted(capture.gates) if _off_switch(resolver, decoder, g)]
     if len(capture.attrs) > 1 or len(switches) != len(capture.gates):
         read = ", ".join([f"self.{a}" for a in sorted(capture.attrs | capture.gates)]
@@ -211,7 +213,7 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
         why = f": the engine's id k would be written {' or '.join(plus('k', s) for s in differ)}, by path" \
             if len(differ) > 1 else ""
         raise NotFixable(f"{capture.place} {capture.placement_text}{why}; eaglelint writes a member only for a "
-                         "decoder that captures in one place against the layer call")
+                         "decoder whose captures all ask one shift of the engine's ids")
     if shift is None:
         raise NotFixable(f"{capture.test or capture.place} does not show where it captures against the layer "
                          "call (before it: the engine's id k is written k + 1; after it: k)")
@@ -317,6 +319,16 @@ def _flag_setters(analysis: OwnerAnalysis, decoder: ClassEntity, flags: frozense
 # layer writes its state itself, and only the attention backend's forward keeps the per-draft-token
 # states a target-verify pass needs (hybrid_linear_attn_backend.py); JetNemotron's JetBlock (0.5.9-0.5.23)
 RECURRENT_CACHE_READS = (".mamba2_layer_cache(",)
+
+
+def _refuse_unverifiable(analysis: OwnerAnalysis, owner: Owner, decoder: ClassEntity) -> None:
+    """No capture member can make EAGLE-3 work where the drafts' tokens cannot be verified: a
+    copied member no more than one read off the decoder."""
+    outside = _state_outside_verify(analysis, owner, decoder)
+    if outside:
+        raise NotFixable(f"its layers update their recurrent state themselves ({outside} reads the per-layer cache "
+                         "the attention backend keeps), outside the backend's target-verify pass: the drafts' "
+                         "tokens cannot be verified, whatever the member captures")
 
 
 def _state_outside_verify(analysis: OwnerAnalysis, owner: Owner, decoder: ClassEntity) -> str | None:

@@ -19,16 +19,21 @@ import ast
 import os
 import re
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from .capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
 from .class_body import class_node
 from .exprs import expression_refs
 from .prefilter import DEFAULT_HELD_ATTR
+from .project import CHECK_RESOLVER
 from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
 from .served import HEAD, LOGITS
 from .sources import SourceError, split_lines
 from .summary import LazyClasses
+
+if TYPE_CHECKING:
+    from .project import Project
 
 OWNER_MEMBERS = (CAPTURE_HOOK, "get_embed_and_head")  # what an owner writes itself, in this order
 # Attributes that may hold an owner's decoder (a pre-filter: what the attribute holds decides).
@@ -358,3 +363,17 @@ def owner_analysis(resolver: Resolver) -> OwnerAnalysis:
     if found is None:
         found = resolver.memos["owner.analysis"] = OwnerAnalysis(resolver)
     return found
+
+
+def checked_analysis(project: Project) -> OwnerAnalysis:
+    """The owner analysis (with its capture chain) of the check run that read the project's
+    files: what a stage after the check (`support`) reads instead of resolving the same
+    classes again. Where no check read them (its result came from the run cache), or a file
+    has turned out not to parse since (errors grow), one is made and kept on the project."""
+    checked = project.analyses.get(CHECK_RESOLVER)
+    if checked is not None and checked[0] == len(project.errors):
+        return owner_analysis(checked[1])
+    held = project.analyses.get("owners")
+    if held is None or held[0] != len(project.errors):
+        held = project.analyses["owners"] = (len(project.errors), owner_analysis(Resolver(project)))
+    return held[1]

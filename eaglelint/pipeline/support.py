@@ -21,11 +21,11 @@ from ..analysis.choices import held_classes
 from ..analysis.discover import discover
 from ..analysis.drafts import is_draft
 from ..analysis.forwarding import forwarded
-from ..analysis.owners import OwnerAnalysis
+from ..analysis.owners import OwnerAnalysis, checked_analysis
 from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.presence import has_member, presence
 from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.resolve import ClassEntity
 from ..analysis.served import module_entries
 from ..analysis.summary import ModuleSummary
 from ..analysis.wrappers import wrapped_candidates
@@ -122,8 +122,8 @@ def judged(paths: list[Path], packs: list[Interface],
 
 
 def _rows(files: list[Path], packs: list[Interface], project: Project, findings: list[Finding]) -> list[Row]:
-    resolver = Resolver(project)
-    judge = Judge(resolver, OwnerAnalysis(resolver), findings)
+    judge = Judge(checked_analysis(project), findings)  # the check's own analysis: it read these classes
+    resolver = judge.resolver
     rows: list[Row] = []
     seen: set[ClassEntity] = set()
     for path in files:
@@ -186,8 +186,8 @@ def target_members(pack: Interface) -> list[InterfaceMethod]:
 
 
 class Judge:
-    def __init__(self, resolver: Resolver, analysis: OwnerAnalysis, findings: list[Finding]):
-        self.resolver, self.analysis = resolver, analysis
+    def __init__(self, analysis: OwnerAnalysis, findings: list[Finding]):
+        self.resolver, self.analysis = analysis.resolver, analysis
         self.chains: CaptureChainAnalysis = analysis.chains
         self.by_class: dict[tuple[str, str], list[Finding]] = {}
         for f in findings:

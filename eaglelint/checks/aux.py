@@ -143,9 +143,9 @@ class AuxChecker:
         return bool(values) and all(v.kind == "const" and v.name == "False" for v in values)
 
     @staticmethod
-    def _shape(forward: ast.AST, full: bool, attr: str) -> tuple[list[ast.AST], list[ast.Call]]:
+    def _shape(forward: ast.AST, full: bool, attr: str) -> tuple[list[ast.Call], list[ast.Call]]:
         """(calls that run the decoder directly, calls of self.logits_processor)."""
-        runs: list[ast.AST] = []
+        runs: list[ast.Call] = []
         logits: list[ast.Call] = []
         for node in local_nodes(forward):
             if not isinstance(node, ast.Call):

@@ -207,7 +207,9 @@ def subjects(context: Context) -> list[ClassEntity]:
     out = []
     for path in files(context):
         mod = context.project.summary(path, context.raws[path])
-        for info in mod.classes_matching(SUBJECT_TEXT) if mod else ():
+        if mod is None:
+            continue
+        for info in mod.classes_matching(SUBJECT_TEXT):
             if not any(a in info.self_assigns for a in DECODER_ATTRS):
                 continue
             cls = ClassEntity(mod.path, info.name)
@@ -277,12 +279,12 @@ def _shield(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
             or not writes_capture(analysis, gap.owner, gap.missing):
         return []
     decoder, name = own.decoders[0], analysis.resolver.info(entry).name
+    intent: OwnerMember | None = None
+    refused: str | None = None
     try:  # the member that raises, planned as the fix writes it
-        plan = plan_class(analysis, replace(own, cls=entry), (CAPTURE_HOOK,))
+        intent = OwnerMember(CAPTURE_HOOK, plan_class(analysis, replace(own, cls=entry), (CAPTURE_HOOK,)))
     except NotFixable as exc:
-        intent, refused = None, str(exc)
-    else:
-        intent, refused = OwnerMember(CAPTURE_HOOK, plan), None
+        refused = str(exc)
     return [_inherited(analysis, gap, entry, own, CODE, wanted,
                        f"it passes its base {decoder.cls.qualname}, whose {decoder.why}: the inherited member would "
                        f"capture nothing; eaglelint fix gives {name} one that raises AttributeError, as the engine's "
@@ -392,21 +394,20 @@ def _findings(analysis: OwnerAnalysis, gap: OwnerGap, wanted: dict[str, Interfac
     resolver = analysis.resolver
     info = resolver.info(gap.cls)
     decoder = gap.owner.decoders[0]
+    plan: ClassPlan | None = None
+    reason: str | None = None
     try:
         plan = plan_class(analysis, gap.owner, gap.missing)
-        reason = None
     except NotFixable as exc:
-        plan, reason = None, str(exc)
+        reason = str(exc)
     subclasses = [e.qualname if e.path == gap.cls.path else f"{e.qualname} ({Path(e.path).name})"
                   for e, _ in gap.entries if e != gap.cls]
     also = f"; inherited by {', '.join(subclasses)}" if subclasses else ""
     out = []
     for member in gap.missing:
         refused = plan.refusals.get(member) if plan else None
-        if refused:
-            plan_here, why = None, refused
-        else:
-            plan_here, why = plan, reason
+        plan_here = None if refused else plan
+        why = refused or reason
         sibling = plan_here.siblings.get(member) if plan_here else None
         contract = plan_here.contracts.get(member) if plan_here else None
         where = (f"as {sibling.cls.qualname} ({Path(sibling.member.owner.path).name}:{sibling.member.line}) "

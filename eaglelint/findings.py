@@ -62,6 +62,14 @@ class Fix:
     rank: int = 0
 
 
+class FixIntent:
+    """What a check decided fixes a finding, for the fix planner to render: the kinds are
+    fix/intent.py's. A base of its own here, so that findings stay plain data that names no
+    analysis type."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class Finding:
     """One gap. `path` and `wrapped_path` are absolute: a finding (and the cache that keeps
@@ -84,9 +92,11 @@ class Finding:
     entry_class: bool = False
     subclasses: tuple[str, ...] = ()
     included_because: str | None = None  # set for a file checked only because it depends on a changed one
-    every_candidate: bool = True  # every class the attribute may hold provides `method`
     fix_refusal: str | None = None  # why `eaglelint fix` cannot write this one, though its code is fixable
     fix: Fix | None = None  # what `eaglelint fix` writes for it, planned by its check (checks/run.py)
+    # what fixes it, as its check decided: what the fix planner renders (fix/intent.py). Not part of
+    # the finding's identity, and not cached: a cached finding carries the fix planned from it
+    intent: FixIntent | None = field(default=None, compare=False, repr=False)
 
     @property
     def severity(self) -> str:

@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("data", ("eaglelint", "eaglelint.findings", "eaglelint.packs")),
     ("analysis", ("eaglelint.analysis",)),
     ("edits", ("eaglelint.fix.styles", "eaglelint.fix.edits", "eaglelint.fix.delegation", "eaglelint.fix.imports",
-               "eaglelint.fix.owner", "eaglelint.fix.members", "eaglelint.fix.marker")),
+               "eaglelint.fix.owner", "eaglelint.fix.members", "eaglelint.fix.marker", "eaglelint.fix.intent")),
     ("checks", ("eaglelint.checks",)),
     ("pipeline", ("eaglelint.fix", "eaglelint.output", "eaglelint.drift", "eaglelint.pipeline", "eaglelint.config")),
     ("entry", ("eaglelint.cli", "eaglelint.pylint_plugin", "eaglelint.__main__")),

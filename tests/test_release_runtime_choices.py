@@ -126,7 +126,7 @@ def test_llava_conditional_generation_lacks_members_whatever_the_checkpoint_name
     for f in found:
         counted = tuple(map(int, re.search(r"which (\d+) of the (\d+) classes", f.message).groups()))
         assert counted == (sum(f.method in m for m in candidates.values()), len(candidates))
-        assert not f.every_candidate and f.fix is not None
+        assert not f.intent.every_candidate and f.fix is not None
         assert any("raise AttributeError" in line for edit in f.fix.edits for line in edit.lines)
         source = Path(f.wrapped_path).read_text().splitlines()
         assert source[f.wrapped_line - 1].strip().startswith(f"def {f.method}(")

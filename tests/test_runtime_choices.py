@@ -59,7 +59,7 @@ def test_config_dependent_choice_is_judged_over_the_registered_text_models():
     assert all(f.subclasses == () for f in found)  # RegistryConfigProvidesAll has every member itself
     # the fixture tree registers text models that lack some members (PartialLLMForCausalLM's kind):
     # a delegation that raises where the held model lacks the member
-    assert not any(f.every_candidate for f in found if f.method != "set_eagle3_layers_to_capture")
+    assert not any(f.intent.every_candidate for f in found if f.method != "set_eagle3_layers_to_capture")
 
 
 def test_config_dependent_choice_without_a_registry_stays_unresolved_and_says_so(tmp_path):

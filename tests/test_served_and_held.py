@@ -150,8 +150,8 @@ def test_registry_chosen_model_is_judged_over_the_registered_text_models(finding
     # 8 registered text models in the fixture; PartLM and AppendedLM lack the embed members, which
     # PatchedLM (a PartLM) gets from its class decorator
     assert "6 of the 8 classes" in chosen["get_embed_and_head"].message
-    assert not chosen["get_embed_and_head"].every_candidate
-    assert chosen["set_eagle3_layers_to_capture"].every_candidate
+    assert not chosen["get_embed_and_head"].intent.every_candidate
+    assert chosen["set_eagle3_layers_to_capture"].intent.every_candidate
 
 
 def test_shapes_pass_the_prefilters_when_a_file_is_checked_alone(findings):
@@ -222,7 +222,7 @@ def test_a_registered_module_that_does_not_parse_is_no_candidate_of_a_registry_c
     mine = {f.method: f for f in found if f.class_name == "ChosenLlava"}
     assert not [f for f in found if "internal error" in f.message]
     assert set(mine) == set(EAGLE3_MEMBERS)
-    assert mine["set_eagle3_layers_to_capture"].every_candidate  # GoodForCausalLM, the only one that imports
+    assert mine["set_eagle3_layers_to_capture"].intent.every_candidate  # GoodForCausalLM, the only one that imports
     assert registry_names(package) == ["ChosenLlava", "GoodForCausalLM"]
 
 

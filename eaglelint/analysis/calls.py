@@ -45,7 +45,7 @@ class CallReader(Protocol):
         """The function's locals, where the call is inside one."""
         ...
 
-    def refs(self, node: ast.AST, literal_strings: bool = False) -> list[Ref]:
+    def refs(self, node: ast.expr, literal_strings: bool = False) -> list[Ref]:
         """The Refs of a part of the call; `literal_strings`: a string constant in it is kept
         whole (a `str` Ref), where otherwise it is a `const`."""
         ...

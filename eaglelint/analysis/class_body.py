@@ -26,9 +26,10 @@ def class_statements(body: list[ast.stmt]) -> list[ast.stmt]:
     out: list[ast.stmt] = []
     for node in body:
         if isinstance(node, ast.If):
-            test = node.test
-            negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-            if is_type_checking(test.operand if negated else test):
+            test, negated = node.test, False
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negated = test.operand, True
+            if is_type_checking(test):
                 out += class_statements(node.body if negated else node.orelse)
             else:
                 out += class_statements(node.body) + class_statements(node.orelse)
@@ -61,7 +62,7 @@ def late_members(stmts: list[ast.stmt]) -> dict[str, list[tuple[int, str, str]]]
     the member's name, or "" where it is not a literal: `setattr(C, name, f)`)."""
     out: dict[str, list[tuple[int, str, str]]] = {}
     for node in stmts:
-        targets: list[ast.AST] = []
+        targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = node.targets
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):

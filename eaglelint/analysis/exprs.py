@@ -20,7 +20,7 @@ MAX_REF_DEPTH = 64  # nesting of one expression that is followed
 MAX_REF_WORK = 5000  # expression nodes visited for one value
 
 
-def expression_refs(node: ast.AST, scope: Scope | None) -> list[Ref]:
+def expression_refs(node: ast.expr, scope: Scope | None) -> list[Ref]:
     """Refs for an expression; local names are substituted from `scope` when given."""
     return _Refs(scope).of(node, frozenset(), 0)
 
@@ -31,14 +31,14 @@ class _Refs:
         self.work = 0
         self.strings = False  # inside what a hook reads with literal strings: keep string constants whole
 
-    def of(self, node: ast.AST, seen: frozenset, depth: int) -> list[Ref]:
+    def of(self, node: ast.expr | Ref, seen: frozenset, depth: int) -> list[Ref]:
         if isinstance(node, Ref):
             return [node]
         self.work += 1
         if depth > MAX_REF_DEPTH or self.work > MAX_REF_WORK:
-            return [Ref("unknown", f"expression at line {getattr(node, 'lineno', '?')} is too deep to follow")]
+            return [Ref("unknown", f"expression at line {node.lineno} is too deep to follow")]
 
-        def sub(child: ast.AST, names: frozenset = seen) -> list[Ref]:
+        def sub(child: ast.expr, names: frozenset = seen) -> list[Ref]:
             return self.of(child, names, depth + 1)
 
         if isinstance(node, ast.Name):
@@ -110,7 +110,7 @@ class _Parts:
     def scope(self) -> Scope | None:
         return self.reading.scope
 
-    def refs(self, node: ast.AST, literal_strings: bool = False) -> list[Ref]:
+    def refs(self, node: ast.expr, literal_strings: bool = False) -> list[Ref]:
         strings = self.reading.strings
         self.reading.strings = strings or literal_strings
         try:

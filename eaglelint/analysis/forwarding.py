@@ -28,9 +28,9 @@ def string_set(node: ast.AST | None) -> frozenset[str] | None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("frozenset", "set") \
             and len(node.args) == 1:
         node = node.args[0]
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(
-            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
-        return frozenset(e.value for e in node.elts)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        texts = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        return frozenset(texts) if len(texts) == len(node.elts) else None
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return frozenset({node.value})
     return None
@@ -179,7 +179,7 @@ class _Compiler:
         return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" \
             and len(node.args) == 1 and self.is_self(node.args[0])
 
-    def cond(self, test: ast.AST) -> tuple:
+    def cond(self, test: ast.expr) -> tuple:
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             return ("not", self.cond(test.operand))
         if isinstance(test, ast.BoolOp):

@@ -19,16 +19,21 @@ import ast
 import os
 import re
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from .capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
 from .class_body import class_node
 from .exprs import expression_refs
 from .prefilter import DEFAULT_HELD_ATTR
+from .project import CHECK_RESOLVER
 from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
 from .served import HEAD, LOGITS
 from .sources import SourceError, split_lines
 from .summary import LazyClasses
+
+if TYPE_CHECKING:
+    from .project import Project
 
 OWNER_MEMBERS = (CAPTURE_HOOK, "get_embed_and_head")  # what an owner writes itself, in this order
 # Attributes that may hold an owner's decoder (a pre-filter: what the attribute holds decides).
@@ -100,10 +105,15 @@ def _names(ref: Ref, name: str) -> bool:
     return ref.name == name or any(_names(a, name) for a in ref.args)
 
 
-def _shift(tree: ast.AST, lines: int, columns: int) -> None:
+Method = ast.FunctionDef | ast.AsyncFunctionDef
+# the kinds of node `ast.parse` gives a position (a line and column, and where it ends)
+LOCATED = (ast.expr, ast.stmt, ast.excepthandler, ast.arg, ast.keyword, ast.alias, ast.pattern)
+
+
+def _shift(tree: Method, lines: int, columns: int) -> None:
     """Positions of a method parsed from its own dedented lines, made those of the file."""
     for node in ast.walk(tree):
-        if hasattr(node, "lineno") and hasattr(node, "col_offset"):
+        if isinstance(node, LOCATED):
             node.lineno += lines
             node.end_lineno = (node.end_lineno or node.lineno) + lines
             node.col_offset += columns
@@ -122,7 +132,7 @@ class OwnerAnalysis:
         self.resolver = resolver
         self._lines: dict[str, list[str] | None] = {}
         # (method tree, (lines, columns) still to add to its positions, or None once added)
-        self._nodes: dict[tuple[ClassEntity, str], tuple[ast.AST | None, tuple[int, int] | None]] = {}
+        self._nodes: dict[tuple[ClassEntity, str], tuple[Method | None, tuple[int, int] | None]] = {}
         self._decoders: dict[ClassEntity, Decoder] = {}
         self._chains: CaptureChainAnalysis | None = None
 
@@ -139,20 +149,19 @@ class OwnerAnalysis:
                 self._lines[path] = None
         return self._lines[path]
 
-    def method_node(self, cls: ClassEntity, name: str,
-                    positions: bool = False) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    def method_node(self, cls: ClassEntity, name: str, positions: bool = False) -> Method | None:
         """The syntax tree of `cls.name` as defined in cls itself, or None; with `positions`,
         its line and column numbers are those of the file (what an edit needs)."""
         key = (cls, name)
         if key not in self._nodes:
             self._nodes[key] = self._parse_method(cls, name)
         node, offsets = self._nodes[key]
-        if positions and offsets is not None:
+        if positions and offsets is not None and node is not None:
             _shift(node, *offsets)
             self._nodes[key] = (node, None)
         return node
 
-    def _parse_method(self, cls: ClassEntity, name: str) -> tuple[ast.AST | None, tuple[int, int] | None]:
+    def _parse_method(self, cls: ClassEntity, name: str) -> tuple[Method | None, tuple[int, int] | None]:
         info = self.resolver.info(cls)
         fn, lines = info.methods.get(name), self.lines(cls.path)
         if fn is None or lines is None:
@@ -168,20 +177,21 @@ class OwnerAnalysis:
         # the file's own positions, with no dedent and no shift to pay
         indented = fn.line > 1 and chunk[0][:1] in (" ", "\t")
         offsets: tuple[int, int] | None = None if indented else (fn.line - 1, 0)
+        tree: ast.AST
         try:
             tree = ast.parse("\n" * (fn.line - 2) + "class _:\n" + "".join(chunk) if indented else "".join(chunk))
         except (SyntaxError, ValueError, RecursionError):
             try:  # e.g. a string literal less indented than the method: parse the file
-                tree = self.resolver.project.tree(cls.path)  # shared: only read below
+                whole = self.resolver.project.tree(cls.path)  # shared: only read below
             except (SourceError, RecursionError):
                 return None, None
-            tree = class_node(tree, cls.qualname) or ast.Module(body=[], type_ignores=[])
+            tree = class_node(whole, cls.qualname) or ast.Module(body=[], type_ignores=[])
             offsets = None  # the file's own positions already
         node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                      and n.name == name), None)
         return node, offsets
 
-    def _held_method(self, cls: ClassEntity, name: str, line: int) -> ast.AST | None:
+    def _held_method(self, cls: ClassEntity, name: str, line: int) -> Method | None:
         """`cls.name` out of the tree of cls's top-level class, where this run parsed that class."""
         mod = self.resolver.module(cls.path)
         top, *inner = cls.qualname.split(".")
@@ -241,7 +251,7 @@ class OwnerAnalysis:
         for ent in self.resolver.evaluate(value, cls.path, instance):
             match = _PARAMETER.fullmatch(ent.reason) if isinstance(ent, Unknown) else None
             default = self._default(cls, line, match.group(1)) if match else None
-            if default:
+            if match and default:
                 params.append(match.group(1))
             out += self.resolver.evaluate(Ref("call", args=(default,)), cls.path, cls) if default else [ent]
         return out
@@ -290,7 +300,7 @@ class OwnerAnalysis:
             self._chains = CaptureChainAnalysis(self.resolver, self)
         return self._chains
 
-    def forward(self, cls: ClassEntity) -> tuple[ClassEntity, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    def forward(self, cls: ClassEntity) -> tuple[ClassEntity, Method] | None:
         """The forward that runs for cls, with the class that defines it."""
         for c in self.resolver.mro(cls):
             if self.resolver.defines(c, "forward"):
@@ -334,8 +344,10 @@ class OwnerAnalysis:
         resolver = self.resolver
         for base in resolver.mro(decoder):
             mod = resolver.module(base.path)
+            if mod is None:
+                continue
             short = base.qualname.rsplit(".", 1)[-1]
-            holders = [c.name for c in mod.classes_matching(ASSIGNS_DECODER)] if mod else []
+            holders = [c.name for c in mod.classes_matching(ASSIGNS_DECODER)]
             for name in sorted(holders, key=lambda n: not n.endswith("ForCausalLM")):
                 cand = ClassEntity(base.path, name)
                 for attr in DECODER_ATTRS:
@@ -358,3 +370,17 @@ def owner_analysis(resolver: Resolver) -> OwnerAnalysis:
     if found is None:
         found = resolver.memos["owner.analysis"] = OwnerAnalysis(resolver)
     return found
+
+
+def checked_analysis(project: Project) -> OwnerAnalysis:
+    """The owner analysis (with its capture chain) of the check run that read the project's
+    files: what a stage after the check (`support`) reads instead of resolving the same
+    classes again. Where no check read them (its result came from the run cache), or a file
+    has turned out not to parse since (errors grow), one is made and kept on the project."""
+    checked = project.analyses.get(CHECK_RESOLVER)
+    if checked is not None and checked[0] == len(project.errors):
+        return owner_analysis(checked[1])
+    held = project.analyses.get("owners")
+    if held is None or held[0] != len(project.errors):
+        held = project.analyses["owners"] = (len(project.errors), owner_analysis(Resolver(project)))
+    return held[1]

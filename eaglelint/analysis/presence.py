@@ -35,7 +35,7 @@ def late_member(resolver: Resolver, cls: ClassEntity, name: str) -> Member | Non
     f)` at module level, or a class decorator of the scanned tree that sets it on the class
     (`cls.name = f`): the class it is added to and the line (the statement's, or the class's)."""
     for c in resolver.mro(cls):
-        added = resolver.module(c.path).late_members.get(c.qualname, [])
+        added = resolver.module_of(c).late_members.get(c.qualname, [])
         line = next((line for line, _, member in added if member == name), None)
         if line is not None:
             return Member(c, line, None)
@@ -60,7 +60,7 @@ def presence(resolver: Resolver, cls: ClassEntity, name: str, attr: str) -> bool
     if outcome[0] == "forward":
         return outcome[1] == attr
     for c in resolver.mro(cls):
-        unread = [(line, how) for line, how, member in resolver.module(c.path).late_members.get(c.qualname, [])
+        unread = [(line, how) for line, how, member in resolver.module_of(c).late_members.get(c.qualname, [])
                   if not member]
         if unread:
             line, how = unread[0]
@@ -122,9 +122,10 @@ def _adds(resolver: Resolver, cls: ClassEntity, decorator: str) -> tuple[str, ..
         return None
     found = resolver.lookup(cls.path, decorator)
     functions = [resolver.function(f) if isinstance(f, FunctionEntity) else None for f in found]
-    if not functions or any(f is None or f.adds_members is None for f in functions):
+    adds = [f.adds_members if f is not None else None for f in functions]
+    if not adds or any(a is None for a in adds):
         return None
-    return tuple(n for f in functions for n in f.adds_members or ())
+    return tuple(n for a in adds for n in a or ())
 
 
 def forwards_some(resolver: Resolver, cls: ClassEntity, attr: str, names: list[str]) -> bool:

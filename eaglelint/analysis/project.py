@@ -41,6 +41,9 @@ if TYPE_CHECKING:  # the summariser is imported by the first file summarised, no
     from .summary import ModuleSummary
 
 INTERNAL = "internal error: "
+# the key of `Project.analyses` under which a check run keeps its resolver (checks/context.py),
+# with the count of files that could not be parsed when it was made
+CHECK_RESOLVER = "check.resolver"
 # a file whose mtime or ctime is this close to the moment it was read may be written again
 # within the same timestamp tick (racy git): its status is not remembered
 RACY_NS = 2_000_000_000

@@ -67,10 +67,16 @@ class Resolver:
             self._modules[path] = self.project.summary(path)
         return self._modules[path]
 
-    def info(self, cls: ClassEntity) -> ClassInfo:
+    def module_of(self, cls: ClassEntity) -> ModuleSummary:
+        """The summary of the module that defines a class the resolver found: it read the
+        module to find the class, so the module was summarised (LookupError otherwise)."""
         mod = self.module(cls.path)
-        assert mod is not None
-        return mod.classes[cls.qualname]
+        if mod is None:
+            raise LookupError(f"{cls.qualname}: {cls.path} has no summary")
+        return mod
+
+    def info(self, cls: ClassEntity) -> ClassInfo:
+        return self.module_of(cls).classes[cls.qualname]
 
     def _lazy(self, cls: ClassEntity) -> LazyClasses | None:
         mod = self.module(cls.path)

@@ -85,7 +85,7 @@ class Scope:
                  where: str = ""):
         """`where` names the function (`Class.method`, `function`): a parameter is kept as a
         `param` Ref of it, which the resolver binds to what a caller passes or its default."""
-        self.exprs: dict[str, list[ast.AST | Ref]] = {}
+        self.exprs: dict[str, list[ast.expr | Ref]] = {}
         if fn is None:
             return
         a = fn.args
@@ -109,7 +109,7 @@ class Scope:
                 for local, ref in import_bindings(node):
                     self.exprs.setdefault(local, []).append(ref)
 
-    def _bind(self, target: ast.AST, value: ast.AST | None) -> None:
+    def _bind(self, target: ast.expr, value: ast.expr | None) -> None:
         if isinstance(target, ast.Name):
             bound = value if value is not None else Ref("unknown", f"loop variable '{target.id}'")
             self.exprs.setdefault(target.id, []).append(bound)

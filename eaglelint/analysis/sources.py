@@ -108,24 +108,33 @@ def parse_source(src: Source) -> ast.Module:
         raise SourceError(f"cannot parse: {exc}") from None
 
 
+def end_line(node: ast.stmt | ast.expr) -> int:
+    """The last line of a statement or expression: `ast.parse` sets `end_lineno` on each (one
+    made by hand without it ends on its first line)."""
+    return node.end_lineno if node.end_lineno is not None else node.lineno
+
+
 class SourceLines:
     """Exact source text of a node; ast.get_source_segment re-splits the file on every call."""
 
     def __init__(self, source: str, lines: list[str] | None = None):
         self.lines = split_lines(source) if lines is None else lines
 
-    def segment(self, node: ast.AST | None) -> str | None:
+    def segment(self, node: ast.expr | None) -> str | None:
         if node is None:
             return None
+        end_line, end_col = node.end_lineno, node.end_col_offset
+        if end_line is None or end_col is None:  # made by hand, not by ast.parse: its text is its unparsing
+            return ast.unparse(node)
         try:
-            first, last = node.lineno - 1, node.end_lineno - 1
+            first, last = node.lineno - 1, end_line - 1
             if first == last:
-                return self.lines[first].encode()[node.col_offset : node.end_col_offset].decode()
+                return self.lines[first].encode()[node.col_offset : end_col].decode()
             parts = [self.lines[first].encode()[node.col_offset :].decode()]
             parts += self.lines[first + 1 : last]
-            parts.append(self.lines[last].encode()[: node.end_col_offset].decode())
+            parts.append(self.lines[last].encode()[: end_col].decode())
             return "".join(parts)
-        except (AttributeError, TypeError, IndexError, UnicodeDecodeError):
+        except (IndexError, UnicodeDecodeError):
             return ast.unparse(node)
 
 

@@ -288,6 +288,10 @@ class _Lazy(MutableMapping[str, _V]):
     def __setitem__(self, name: str, info: _V) -> None:
         self.done[name] = info
 
+    def hold(self, name: str) -> None:
+        """Keep the place of an entry parsed later (pending), in the order a whole parse makes."""
+        self.done[name] = None
+
     def __delitem__(self, name: str) -> None:
         self.get(name)
         del self.done[name]
@@ -314,8 +318,15 @@ class _Lazy(MutableMapping[str, _V]):
         if isinstance(other, type(self)):
             return self.done == other.done and self.pending == other.pending
         return super().__eq__(other)
+    # unhashable, as dict: a class that defines __eq__ and no __hash__ gets `__hash__ = None`
 
-    __hash__ = None  # mutable, as dict
+
+def _lazy(mapping: MutableMapping[str, _V]) -> _Lazy[_V]:
+    """A module's classes or functions where some are parsed later: only a lazily read module
+    defers any (`lazy_summary`), and its mappings are lazy ones."""
+    if not isinstance(mapping, _Lazy):
+        raise TypeError(f"a deferred entry in a {type(mapping).__name__}, which parses nothing later")
+    return mapping
 
 
 class LazyClasses(_Lazy[ClassInfo]):
@@ -656,7 +667,7 @@ class _Summarizer:
 
     # -- expressions -> refs -------------------------------------------------
     @staticmethod
-    def refs(node: ast.AST, scope: Scope | None) -> list[Ref]:
+    def refs(node: ast.expr, scope: Scope | None) -> list[Ref]:
         return expression_refs(node, scope)
 
     # -- statements ----------------------------------------------------------
@@ -670,9 +681,9 @@ class _Summarizer:
         for node in stmts:
             self.toplevel(node)
             if isinstance(node, ast.ClassDef) and id(node) in deferred:
-                self.mod.classes[node.name] = None  # its place, until parsed (LazyClasses)
+                _lazy(self.mod.classes).hold(node.name)  # its place, until parsed
             elif isinstance(node, ast.FunctionDef) and id(node) in deferred:
-                self.mod.functions[node.name] = None  # its place (LazyFunctions)
+                _lazy(self.mod.functions).hold(node.name)
             elif isinstance(node, ast.ClassDef):
                 self.classdef(node, prefix="")
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -761,8 +772,9 @@ class _Summarizer:
                         if not isinstance(name, ast.Name):
                             continue
                         info.attrs[name.id] = (stmt.lineno, tuple(self.refs(value, None)) if value else ())
-                        if value is not None and string_set(value) is not None:
-                            constants[name.id] = string_set(value)
+                        texts = string_set(value) if value is not None else None
+                        if texts is not None:
+                            constants[name.id] = texts
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 for local, ref in import_bindings(stmt):
                     info.attrs[local] = (stmt.lineno, (ref,))
@@ -914,7 +926,7 @@ def _set_by_call(call: ast.Call) -> list[tuple]:
     return [(ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=attr, ctx=ast.Store()), value)]
 
 
-def _entry_refs(value: ast.AST, line: int) -> list[Ref]:
+def _entry_refs(value: ast.expr, line: int) -> list[Ref]:
     """What an `EntryClass` value adds, for served.py: `[A, B]` and `[A] + OTHER` as their
     parts; a tuple as an unknown, since the registry takes anything but a list for one class
     (`entry.__name__`, which a tuple lacks: the registry's import fails); any other value (a

@@ -90,12 +90,6 @@ class AuxChecker:
         self.resolver = resolver
         self.methods = owner_analysis(resolver)
 
-    def is_full_lm(self, cls: ClassEntity) -> bool:
-        """A language model with its own LM head and logits processor, not a bare decoder."""
-        mro = self.resolver.mro(cls)
-        return cls.qualname.endswith("ForCausalLM") or any(
-            self.resolver.assigns(c, "logits_processor") for c in mro)
-
     def problems(self, wrapper: ClassEntity, attr: str, wrapped: list[ClassEntity], has_member,
                  captures: tuple[str, ...] = CAPTURES[:1]) -> list[AuxProblem]:
         hook = next((h for h in captures if has_member(self.resolver, wrapper, h)
@@ -108,7 +102,7 @@ class AuxChecker:
         forward = self.methods.method_node(owner, "forward", positions=True)  # that method's lines only
         if forward is None:
             return []
-        full = bool(wrapped) and all(self.is_full_lm(c) for c in wrapped)
+        full = bool(wrapped) and all(self.methods.is_full_model(c) for c in wrapped)
         decoder_runs, logits_calls = self._shape(forward, full, attr)
         if not decoder_runs or not logits_calls:
             return []  # goes through the language model's own forward, or computes no logits itself
@@ -149,9 +143,9 @@ class AuxChecker:
         return bool(values) and all(v.kind == "const" and v.name == "False" for v in values)
 
     @staticmethod
-    def _shape(forward: ast.AST, full: bool, attr: str) -> tuple[list[ast.AST], list[ast.Call]]:
+    def _shape(forward: ast.AST, full: bool, attr: str) -> tuple[list[ast.Call], list[ast.Call]]:
         """(calls that run the decoder directly, calls of self.logits_processor)."""
-        runs: list[ast.AST] = []
+        runs: list[ast.Call] = []
         logits: list[ast.Call] = []
         for node in local_nodes(forward):
             if not isinstance(node, ast.Call):

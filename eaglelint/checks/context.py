@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS
-from ..analysis.project import Project
+from ..analysis.project import CHECK_RESOLVER, Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..packs import Interface, InterfaceMethod
 
@@ -41,8 +41,9 @@ class Context:
         """A fresh resolver and no memos: after an internal error they may hold half-made answers."""
         self.resolver = Resolver(self.project)
         self.memos = {}
-        # the fix planners read the same classes: they ask this resolver's analyses (fix/owner.py)
-        self.project.analyses["check.resolver"] = (len(self.project.errors), self.resolver)
+        # the stages after the check read the same classes: they ask this resolver's analyses
+        # (analysis/owners.py `checked_analysis`)
+        self.project.analyses[CHECK_RESOLVER] = (len(self.project.errors), self.resolver)
 
     def memo(self, key: str, make: Callable[[], T]) -> T:
         """One value per run (and per renewal) for `key`, made on first use."""

@@ -25,7 +25,7 @@ from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.vllm_registry import is_checkpoint_choice, registry_for, served, text_models
 from ..analysis.wrappers import wrapped_candidates
 from ..findings import Finding
-from ..fix.edits import EditableFile
+from ..fix.intent import Forward, MarkerBase
 from ..fix.marker import plan_marker_file
 from ..packs import Interface
 from .context import Context
@@ -307,7 +307,8 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
                     f"Add {iface.marker} to its bases{forward} (eaglelint fix){also}",
                     wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(lister.path),
                     wrapped_line=resolver.info(lister).line, provider_class=lister.qualname,
-                    fix_refusal=_header_refusal(info), **common)]
+                    fix_refusal=_header_refusal(info), intent=_intent(resolver, plan, lister, iface.marker),
+                    **common)]
 
 
 def _from_checkpoint(resolver: Resolver, plan: Plan, held: Held, marker: str, name: str, also: str,
@@ -340,7 +341,21 @@ def _from_checkpoint(resolver: Resolver, plan: Plan, held: Held, marker: str, na
                    f"EAGLE-3 whatever the checkpoint names. Add {marker} to its bases{forward} (eaglelint fix)"
                    f"{also}", wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(lister.path),
                    wrapped_line=resolver.info(lister).line, provider_class=lister.qualname,
-                   fix_refusal=_header_refusal(resolver.info(plan.wrapper)), **common)
+                   fix_refusal=_header_refusal(resolver.info(plan.wrapper)),
+                   intent=_intent(resolver, plan, lister, marker), **common)
+
+
+def _intent(resolver: Resolver, plan: Plan, lister: ClassEntity, marker: str) -> MarkerBase:
+    """EGL030's fix as the scan planned it: the marker, imported as `lister` (the class of the
+    language model's MRO that lists it) imports it, and each member to forward with the
+    signature of the class it is forwarded as."""
+    forwards = []
+    for name in plan.delegate:
+        source = plan.sources.get(name, plan.lm)
+        member = resolver.find_member(source, name)
+        every = all(resolver.find_member(c, name) is not None for c in plan.candidates)
+        forwards.append(Forward(name, source, member.function if member is not None else None, every))
+    return MarkerBase(marker, lister, plan.held.attr, tuple(forwards), bool(plan.candidates))
 
 
 def _among(held: Held) -> str:
@@ -380,12 +395,4 @@ def _header_refusal(info) -> str | None:
     return None
 
 
-def fix_file(file: EditableFile, findings: list[Finding], project: Project, style: str) -> list[Finding]:
-    """EGL030's fix, planned when the file is checked: the marker base and the forwards that
-    the scan's plan names (fix/marker.py writes them)."""
-    resolver = Resolver(project)
-    return plan_marker_file(file, findings, project, resolver,
-                            lambda cls, marker: Scan(resolver, project, {}, marker).plan(cls))
-
-
-FIX = fix_file  # EGL030's fix
+FIX = plan_marker_file  # EGL030's fix: the marker base and the forwards the scan's plan names

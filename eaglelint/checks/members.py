@@ -10,7 +10,6 @@ inherits the base's gaps and is named in the base's finding.
 from __future__ import annotations
 
 import bisect
-import builtins
 import itertools
 import os
 from dataclasses import replace
@@ -25,11 +24,13 @@ from ..analysis.prefilter import is_dynamic_attr
 from ..analysis.presence import late_member, presence
 from ..analysis.resolve import ClassEntity, Member, Resolver, Unknown
 from ..analysis.served import is_served, provides
-from ..analysis.summary import free_names_of_text, mentions
+from ..analysis.summary import FunctionInfo, mentions
 from ..analysis.wrappers import is_component, wrapped_candidates
 from ..findings import Finding
 from ..fix.delegation import refusal
-from ..fix.members import plan_delegation_file
+from ..fix.imports import ImportPlan
+from ..fix.intent import CaptureAsOwner, Delegate
+from ..fix.members import data_member, default_refusal, plan_delegation_file
 from ..packs import InterfaceMethod, load_interfaces
 from .context import WRAPPERS, Context, wrappers
 from .held import holds_language_model
@@ -127,21 +128,28 @@ def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMet
         every = not reasons and providing == len(candidates)
         finding = _finding(path, info, held_by, method, wrapped, member, _labels(cls, inheriting), entry,
                            (providing, len(candidates)))
-        refused = _fix_refusal(resolver, cls, method, member)
-        if method.name == CAPTURE_HOOK and refused is None and held_by == attr:
+        function, refused = _delegated(resolver, cls, method, member)
+        how = "delegate"
+        if method.name == CAPTURE_HOOK and refused is None:
             chains = owner_analysis(resolver).chains
-            how, why = chains.wrapper_capture_plan(cls, candidates, attr)
-            if how == "owner":
+            held = candidates if held_by == attr else wrapped_candidates(resolver, cls, held_by)[0]
+            how, why = chains.wrapper_capture_plan(cls, held, held_by)
+            if how == "owner" and held_by == attr:
                 finding = replace(finding, message=finding.message.replace(
                     "add a delegation (eaglelint fix)",
                     f"but {wrapped.qualname} is a decoder body whose {method.name} only marks layers: write it "
                     f"as an owner does (eaglelint fix sets self.{CAPTURE_FLAG}, maps None to the default "
                     f"layers, shifts by one, and calls it)"))
-            if how == "refuse":
+            if how == "refuse" and held_by == attr:
                 finding = replace(finding, message=finding.message.replace(
                     "add a delegation (eaglelint fix)", f"no automatic fix: {why}"))
             refused = why if how == "refuse" else None
-        out.append(replace(finding, every_candidate=every, fix_refusal=refused))
+        intent: Delegate | CaptureAsOwner | None = None
+        if refused is None and how == "owner":
+            intent = CaptureAsOwner(held_by)
+        elif refused is None and function is not None:
+            intent = Delegate(method.name, held_by, member.owner, function, every)
+        out.append(replace(finding, fix_refusal=refused, intent=intent))
     return out
 
 
@@ -155,23 +163,21 @@ def _labels(cls: ClassEntity, subs: list[tuple[ClassEntity, bool]]) -> list[str]
     return [s.qualname if s.path == cls.path else f"{s.qualname} ({Path(s.path).name})" for s, _ in subs]
 
 
-def _fix_refusal(resolver: Resolver, wrapper: ClassEntity, method: InterfaceMethod, member: Member) -> str | None:
-    """Why the delegation planner (fix/members.py) will not write this delegation (the same
-    tests it makes, from the summaries), or None."""
+def _delegated(resolver: Resolver, wrapper: ClassEntity, method: InterfaceMethod,
+               member: Member) -> tuple[FunctionInfo | None, str | None]:
+    """What a delegation to `member` copies (its function; for an attribute, a read-only
+    property), or why the planner (fix/members.py) cannot write one: a wrapped member that
+    is no plain method, or a default value that reads a name the wrapper's file cannot import."""
     fn = member.function
     if fn is None:
         if method.kind == "method":
-            return f"the wrapped {method.name} is not a plain method (an attribute?); delegate it by hand"
-        return None  # a property forwarding the attribute
+            return None, f"the wrapped {method.name} is not a plain method (an attribute?); delegate it by hand"
+        return data_member(method.name), None  # a property forwarding the attribute
     why = refusal(fn)
-    if why is not None:
-        return why
-    bound = set(resolver.module(wrapper.path).names) | set(resolver.module(member.owner.path).names)
-    for p in fn.params:
-        if p.default is not None and not all(hasattr(builtins, n) or n in bound
-                                             for n in free_names_of_text(p.default, value=True)):
-            return f"default of {p.name} uses a name that cannot be imported here"
-    return None
+    if why is None and any(p.default is not None for p in fn.params):
+        imports = ImportPlan(resolver.module(wrapper.path), resolver.project, Path(os.path.abspath(wrapper.path)))
+        why = default_refusal(fn, imports, Path(os.path.abspath(member.owner.path)))
+    return (fn, None) if why is None else (None, why)
 
 
 def _provider(resolver: Resolver, classes: list[ClassEntity], name: str) -> tuple[ClassEntity, Member] | None:

@@ -39,7 +39,8 @@ from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft_name
 from ..analysis.served import served
 from ..findings import Finding
-from ..fix.owner import NotFixable, plan_class, plan_owner_file, writes_capture
+from ..fix.intent import OwnerMember
+from ..fix.owner import ClassPlan, NotFixable, plan_class, plan_owner_file, writes_capture
 from ..packs import InterfaceMethod
 from .context import Context
 
@@ -184,7 +185,9 @@ SUBJECTS = "owner classes"
 
 
 def _wanted(context: Context) -> dict[str, InterfaceMethod]:
-    return {m.name: m for m in context.methods if m.name in OWNER_MEMBERS}
+    """The owner members the selected packs ask for, in the order the fix writes them."""
+    asked = {m.name: m for m in context.methods}
+    return {name: asked[name] for name in OWNER_MEMBERS if name in asked}
 
 
 SUBJECT_TEXT = ASSIGNS_DECODER  # a subject assigns `self.model`: other classes need not be parsed
@@ -204,7 +207,9 @@ def subjects(context: Context) -> list[ClassEntity]:
     out = []
     for path in files(context):
         mod = context.project.summary(path, context.raws[path])
-        for info in mod.classes_matching(SUBJECT_TEXT) if mod else ():
+        if mod is None:
+            continue
+        for info in mod.classes_matching(SUBJECT_TEXT):
             if not any(a in info.self_assigns for a in DECODER_ATTRS):
                 continue
             cls = ClassEntity(mod.path, info.name)
@@ -247,6 +252,7 @@ def _own_forward(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
     (MiMoV2ASR over MiMo): its finding, whose fix unpacks and passes them there."""
     if not writes_capture(analysis, gap.owner, gap.missing):
         return []
+    plan: ClassPlan | None = None
     try:
         plan = plan_class(analysis, replace(gap.owner, cls=entry), (CAPTURE_HOOK,))
     except NotFixable as exc:
@@ -257,7 +263,8 @@ def _own_forward(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
             return []  # its forward already unpacks and passes them
     how = f"change it by hand ({reason})" if reason else "eaglelint fix unpacks and passes them there"
     return [_inherited(analysis, gap, entry, gap.owner, NO_FIX_CODE if reason else CODE, wanted,
-                       f"its own forward does not hand the aux hidden states to its logits processor; {how}")]
+                       f"its own forward does not hand the aux hidden states to its logits processor; {how}",
+                       OwnerMember(CAPTURE_HOOK, plan) if plan is not None and not reason else None)]
 
 
 def _shield(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
@@ -272,22 +279,31 @@ def _shield(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
             or not writes_capture(analysis, gap.owner, gap.missing):
         return []
     decoder, name = own.decoders[0], analysis.resolver.info(entry).name
+    intent: OwnerMember | None = None
+    refused: str | None = None
+    try:  # the member that raises, planned as the fix writes it
+        intent = OwnerMember(CAPTURE_HOOK, plan_class(analysis, replace(own, cls=entry), (CAPTURE_HOOK,)))
+    except NotFixable as exc:
+        refused = str(exc)
     return [_inherited(analysis, gap, entry, own, CODE, wanted,
                        f"it passes its base {decoder.cls.qualname}, whose {decoder.why}: the inherited member would "
                        f"capture nothing; eaglelint fix gives {name} one that raises AttributeError, as the engine's "
-                       "call does now")]
+                       "call does now", intent, refused)]
 
 
 def _inherited(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity, owner: Owner, code: str,
-               wanted: dict[str, InterfaceMethod], why: str) -> Finding:
+               wanted: dict[str, InterfaceMethod], why: str, intent: OwnerMember | None,
+               refused: str | None = None) -> Finding:
     """A registered subclass's own finding about the capture member it would inherit from the
-    base the fix writes it into (`why`: what stands in its way, and what the fix does)."""
+    base the fix writes it into (`why`: what stands in its way, and what the fix does; `intent`:
+    the plan of the subclass's fix, None where it has none)."""
     info = analysis.resolver.info(entry)
     message = f"{info.name} would inherit {CAPTURE_HOOK} from {gap.cls.qualname} once eaglelint fix writes it there, " \
               f"but {why}"
     return Finding(os.path.abspath(entry.path), info.line, info.column, code, message, class_name=info.name,
                    wrapped_class=owner.decoders[0].cls.qualname, method=CAPTURE_HOOK,
-                   interface=wanted[CAPTURE_HOOK].interface, wrapper_attribute=owner.attr, entry_class=True)
+                   interface=wanted[CAPTURE_HOOK].interface, wrapper_attribute=owner.attr, entry_class=True,
+                   fix_refusal=refused, intent=intent)
 
 
 def _chooser_gap(analysis: OwnerAnalysis, entry: ClassEntity, members: tuple[str, ...]) -> OwnerGap | None:
@@ -378,21 +394,20 @@ def _findings(analysis: OwnerAnalysis, gap: OwnerGap, wanted: dict[str, Interfac
     resolver = analysis.resolver
     info = resolver.info(gap.cls)
     decoder = gap.owner.decoders[0]
+    plan: ClassPlan | None = None
+    reason: str | None = None
     try:
         plan = plan_class(analysis, gap.owner, gap.missing)
-        reason = None
     except NotFixable as exc:
-        plan, reason = None, str(exc)
+        reason = str(exc)
     subclasses = [e.qualname if e.path == gap.cls.path else f"{e.qualname} ({Path(e.path).name})"
                   for e, _ in gap.entries if e != gap.cls]
     also = f"; inherited by {', '.join(subclasses)}" if subclasses else ""
     out = []
     for member in gap.missing:
         refused = plan.refusals.get(member) if plan else None
-        if refused:
-            plan_here, why = None, refused
-        else:
-            plan_here, why = plan, reason
+        plan_here = None if refused else plan
+        why = refused or reason
         sibling = plan_here.siblings.get(member) if plan_here else None
         contract = plan_here.contracts.get(member) if plan_here else None
         where = (f"as {sibling.cls.qualname} ({Path(sibling.member.owner.path).name}:{sibling.member.line}) "
@@ -408,5 +423,6 @@ def _findings(analysis: OwnerAnalysis, gap: OwnerGap, wanted: dict[str, Interfac
             wrapped_line=sibling.member.line if sibling else None,
             provider_class=sibling.member.owner.qualname if sibling else None,
             interface=wanted[member].interface, wrapper_attribute=gap.owner.attr,
-            entry_class=any(is_entry for _, is_entry in gap.entries), subclasses=tuple(subclasses)))
+            entry_class=any(is_entry for _, is_entry in gap.entries), subclasses=tuple(subclasses),
+            intent=OwnerMember(member, plan_here) if plan_here else None))
     return out

@@ -151,12 +151,8 @@ def _protocols(tree: ast.Module) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and any(_terminal(b) == "Protocol" for b in node.bases):
-            out[node.name] = {
-                n.name if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) else n.target.id
-                for n in node.body
-                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                or (isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name))
-            }
+            out[node.name] = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} | {
+                n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
     return out
 
 
@@ -170,7 +166,7 @@ class _FileScan:
                  protocols: dict[str, set[str]]):
         self.rel, self.rules, self.params, self.names, self.protocols = rel, rules, params, names, protocols
 
-    def record(self, name: str, node: ast.AST, how: str, guarded: bool, on: str) -> None:
+    def record(self, name: str, node: ast.expr, how: str, guarded: bool, on: str) -> None:
         self.names.setdefault(name, EngineName(name)).sites.append(Site(self.rel, node.lineno, how, guarded, on))
 
     def role(self, node: ast.AST, ctx: _Ctx) -> str | None:

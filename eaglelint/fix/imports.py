@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ..analysis.project import Project
 from ..analysis.refs import Ref
+from ..analysis.sources import end_line
 from ..analysis.summary import ModuleSummary
 from ..findings import Edit, ImportNeed
 from .delegation import MAX_LINE
@@ -54,14 +55,13 @@ class ImportPlan:
             module = ref.name
             if module.startswith("."):
                 location = self.project.resolve_module(module, provider_path)
-                module = self._module_name(location) if location else None
-                if module is None:
+                if location is None:
                     return None
+                module = self._module_name(location)
             if ref.attr:
                 return ("from", module, ref.attr)
             return ("import", module, None)
-        module = self._module_name(provider_path)
-        return ("from", module, name) if module else None
+        return ("from", self._module_name(provider_path), name)
 
     def can_provide(self, name: str, provider_path: Path) -> bool:
         return name in self.bound or self._spec(name, provider_path) is not None
@@ -95,7 +95,7 @@ class ImportPlan:
         self.bound.add(need.bound)
         return need
 
-    def _module_name(self, location: Path) -> str | None:
+    def _module_name(self, location: Path) -> str:
         """Dotted name for a file, from the root that the wrapper's own absolute imports use."""
         location = Path(os.path.abspath(location))
         for root in self._roots():
@@ -109,10 +109,9 @@ class ImportPlan:
                 parts.pop()
             if parts and all(p.isidentifier() for p in parts):
                 return ".".join(parts)
-        rel = os.path.relpath(location, self.path.parent)
-        parts = Path(rel).parts
-        ups = sum(1 for p in parts if p == "..")
-        rest = [p.removesuffix(".py") for p in parts if p != ".."]
+        steps = Path(os.path.relpath(location, self.path.parent)).parts
+        ups = sum(1 for p in steps if p == "..")
+        rest = [p.removesuffix(".py") for p in steps if p != ".."]
         if rest and rest[-1] == "__init__":
             rest.pop()
         return "." * (ups + 1) + ".".join(rest)
@@ -189,7 +188,7 @@ class ImportWriter:
         module, line = item
         return self._section(module), line.startswith("from "), module.lstrip(".").lower()
 
-    def _node_order(self, node: ast.stmt) -> tuple[int, bool, str]:
+    def _node_order(self, node: ast.Import | ast.ImportFrom) -> tuple[int, bool, str]:
         if isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
             return self._order((module, "from "))
@@ -206,7 +205,7 @@ class ImportWriter:
         # first party, as isort finds it: a module of the tree being fixed, not an installed one
         return 3 if self.project.resolve_module(top, self.path) is not None else 2
 
-    def _placed(self, top: list[ast.stmt],
+    def _placed(self, top: list[ast.Import | ast.ImportFrom],
                 new_lines: list[tuple[str, str, set[ImportNeed]]]) -> list[tuple[Edit, set[ImportNeed]]]:
         """Each new line at its isort position among the existing top-level imports."""
         groups: dict[int, list[tuple[tuple, str, str]]] = {}  # index -> (order, line, where)
@@ -217,10 +216,10 @@ class ImportWriter:
             same = [n for n in top if self._node_order(n)[0] == order[0]]
             if same:
                 after = next((n for n in same if self._node_order(n) > order), None)
-                at, where = (after.lineno - 1, "in") if after else (max(n.end_lineno for n in same), "in")
+                at, where = (after.lineno - 1, "in") if after else (max(end_line(n) for n in same), "in")
             else:
                 later = [n for n in top if self._node_order(n)[0] > order[0]]
-                at, where = (later[0].lineno - 1, "before") if later else (max(n.end_lineno for n in top), "after")
+                at, where = (later[0].lineno - 1, "before") if later else (max(end_line(n) for n in top), "after")
             groups.setdefault(at, []).append((order, item[1], where))
             serves.setdefault(at, set()).update(needs)
         out = []
@@ -235,17 +234,16 @@ class ImportWriter:
             out.append((Edit(at, at, tuple(lines)), serves[at]))
         return out
 
-    def _insert_index(self, top: list[ast.stmt]) -> int:
+    def _insert_index(self, top: list[ast.Import | ast.ImportFrom]) -> int:
         if top:
-            return max(n.end_lineno for n in top)
-        body = self.tree.body
-        if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-                and isinstance(body[0].value.value, str):
-            return body[0].end_lineno
+            return max(end_line(n) for n in top)
+        first = self.tree.body[0] if self.tree.body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            return end_line(first)  # after the module's docstring
         return 0
 
     def _merge(self, node: ast.ImportFrom, names: list[tuple[str, str | None]]) -> Edit:
-        first, last = node.lineno - 1, node.end_lineno - 1
+        first, last = node.lineno - 1, end_line(node) - 1
         tail_line = self.lines[last]
         tail = tail_line.encode()[node.end_col_offset:].decode()
         head = self.lines[first].encode()[: node.col_offset].decode()

@@ -20,28 +20,22 @@ from __future__ import annotations
 import ast
 import builtins
 import os
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..analysis.class_body import class_node
 from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.summary import free_names_of_text
 from ..findings import Finding, Fix, ImportNeed
-from ..packs import load_interfaces
 from .delegation import MAX_LINE, Delegation, render
 from .edits import Edit, EditableFile, NotFixable, indentation, insert_index
 from .imports import ImportPlan
-
-if TYPE_CHECKING:  # the scan's plan is handed in by the check that made the finding
-    from ..checks.marker_scan import Plan
+from .intent import Forward, MarkerBase
 
 
-def _marker_module(project: Project, f: Finding, marker: str) -> Path:
+def _marker_module(project: Project, intent: MarkerBase) -> Path:
     """The file that defines the marker, as the class that lists it imports it."""
-    lister_path = Path(os.path.abspath(f.wrapped_path or ""))
+    marker, lister_path = intent.marker, Path(os.path.abspath(intent.lister.path))
     lister = project.summary(lister_path)
     for ref in (lister.names.get(marker, []) if lister else []):
         if ref.kind == "class":
@@ -53,61 +47,55 @@ def _marker_module(project: Project, f: Finding, marker: str) -> Path:
     raise NotFixable(f"cannot tell where {marker} is defined; add it by hand")
 
 
-def plan_marker_file(file: EditableFile, findings: list[Finding], project: Project, resolver: Resolver,
-                     plan_of: Callable[[ClassEntity, str], Plan | None]) -> list[Finding]:
-    """Each finding with its fix: the marker base, its import and the forwarding methods; any
-    finding of the file that cannot be fixed refuses them all (NotFixable).
-    `plan_of(class, marker)` is the marker scan's plan for the class (checks/marker_scan.py)."""
+def plan_marker_file(file: EditableFile, findings: list[Finding], project: Project, style: str) -> list[Finding]:
+    """Each finding with its fix: the marker base, its import and the forwarding methods its
+    check decided on (`Finding.intent`); any finding of the file that cannot be fixed refuses
+    them all (NotFixable)."""
     path, tree, lines = file.path, file.tree, file.lines
     imports = ImportPlan(project.summary(path), project, path)
+    summary = project.summary(path)
+    bound = set(summary.names) if summary else set()
     out: list[Finding] = []
     for f in findings:
-        marker = load_interfaces()[f.interface or ""].marker
+        intent = f.intent
+        if not isinstance(intent, MarkerBase):
+            out.append(replace(f, fix_refusal=f"{f.message} (no automatic fix for {f.code})"))
+            continue
         node = class_node(tree, f.class_name)
         if node is None or node.body[0].lineno == node.lineno:
             raise NotFixable("class cannot be located for editing")
-        plan = plan_of(ClassEntity(os.path.abspath(path), f.class_name), marker)
-        if plan is None:
-            raise NotFixable("its language model cannot be found again; run eaglelint check")
-        edits = [_base_edit(lines, node, marker)]
-        if plan.delegate:
+        edits = [_base_edit(lines, node, intent.marker)]
+        if intent.forwards:
             indent, step = indentation(lines, node)
-            methods = [line for name in plan.delegate for line in ["", *_forward(resolver, plan, name, project,
-                                                                                  path, indent, step)]]
+            wrapper = f.class_name.split(".")[-1]
+            methods = [line for forward in intent.forwards
+                       for line in ["", *_forward(intent, forward, wrapper, bound, indent, step)]]
             at = insert_index(lines, node, indent)
             edits.append(Edit(at, at, tuple(methods)))
-        needs = _import_marker(imports, tree, project, path, marker, _marker_module(project, f, marker))
-        out.append(replace(f, fix=Fix(tuple(edits), (f.class_name, marker), file.digest, tuple(needs),
+        needs = _import_marker(imports, tree, project, path, intent.marker, _marker_module(project, intent))
+        out.append(replace(f, fix=Fix(tuple(edits), (f.class_name, intent.marker), file.digest, tuple(needs),
                                       rank=len(out))))
     return out
 
 
-def _forward(resolver: Resolver, plan: Plan, name: str, project: Project, path: Path, indent: str,
+def _forward(intent: MarkerBase, forward: Forward, wrapper: str, bound: set[str], indent: str,
              step: str) -> list[str]:
     """`def name(...)` that calls the same member on the held language model. Where the
     checkpoint's config picks that model, it first raises a clear AttributeError when the
     class held lacks the member (the `raise` style's check), as some classes it may be do."""
-    source = plan.sources.get(name, plan.lm)
-    member = resolver.find_member(source, name)
-    if member is None or member.function is None:
-        raise NotFixable(f"{source.qualname}.{name} is not a plain method; forward it by hand")
-    fn = member.function
-    summary = project.summary(path)
-    bound = set(summary.names) if summary else set()
+    fn = forward.function
+    if fn is None:
+        raise NotFixable(f"{forward.source.qualname}.{forward.name} is not a plain method; forward it by hand")
 
     def importable(text: str | None) -> bool:
         return text is None or all(hasattr(builtins, n) or n in bound for n in free_names_of_text(text))
 
     drop = frozenset(p.name for p in fn.params if not importable(p.annotation))
     if any(p.default is not None for p in fn.params):
-        raise NotFixable(f"{source.qualname}.{name} has parameter defaults; forward it by hand")
-    every = all(resolver.find_member(c, name) is not None for c in plan.candidates)
-    try:
-        return render(Delegation(plan.wrapper.qualname.split(".")[-1], plan.held.attr, fn, fn.returns_value,
-                                 "raise" if plan.candidates else "plain", drop, not importable(fn.return_annotation),
-                                 every_candidate=every), indent, step)
-    except NotFixable as exc:
-        raise NotFixable(str(exc)) from None
+        raise NotFixable(f"{forward.source.qualname}.{forward.name} has parameter defaults; forward it by hand")
+    return render(Delegation(wrapper, intent.attr, fn, fn.returns_value, "raise" if intent.raising else "plain",
+                             drop, not importable(fn.return_annotation), every_candidate=forward.every_candidate),
+                  indent, step)
 
 
 def _import_marker(imports: ImportPlan, tree: ast.Module, project: Project, path: Path, marker: str,

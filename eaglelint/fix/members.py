@@ -16,19 +16,15 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from ..analysis.capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
 from ..analysis.class_body import bound_in_class, class_node
-from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity
 from ..analysis.summary import FunctionInfo, Param, free_names
-from ..analysis.wrappers import wrapped_candidates
 from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_interfaces
 from .delegation import Delegation, render
 from .edits import Edit, EditableFile, NotFixable, after_body, indentation, indentation_at, insert_index
 from .imports import ImportPlan
-from .owner import shared_analysis
+from .intent import CaptureAsOwner, Delegate
 
 
 def _method_order() -> dict[str, int]:
@@ -41,31 +37,32 @@ def _method_order() -> dict[str, int]:
 
 def plan_delegation_file(file: EditableFile, findings: list[Finding], project: Project,
                          style: str) -> list[Finding]:
-    """Each finding with its fix: a delegating method at the end of its class, and the imports
-    its signature needs; or with the reason there is none."""
+    """Each finding with its fix: a delegating method at the end of its class (or the capture
+    member written as an owner writes it), as its check decided (`Finding.intent`), and the
+    imports its signature needs; or with the reason there is none."""
     imports = ImportPlan(project.summary(file.path), project, file.path)
     order = _method_order()
     out: list[Finding] = []
-    by_class: dict[str, list[Finding]] = {}
+    by_class: dict[str, list[tuple[Finding, Delegate | CaptureAsOwner]]] = {}
     for f in findings:
-        if f.method:
-            by_class.setdefault(f.class_name, []).append(f)
+        if isinstance(f.intent, (Delegate, CaptureAsOwner)):
+            by_class.setdefault(f.class_name, []).append((f, f.intent))
         else:
             out.append(replace(f, fix_refusal=f"{f.message} (no automatic fix for {f.code})"))
     for qualname, items in by_class.items():
-        place = _place(file, project, qualname, [f.method or "" for f in items])
+        place = _place(file, project, qualname, [intent.member for _, intent in items])
         if place is None:
-            out += [replace(f, fix_refusal="class body cannot be located for editing") for f in items]
+            out += [replace(f, fix_refusal="class body cannot be located for editing") for f, _ in items]
             continue
         indent, step, at, seen, class_line = place
-        for f in sorted(items, key=lambda f: order.get(f.method or "", 99)):
-            method = f.method or ""
+        for f, intent in sorted(items, key=lambda item: order.get(item[1].member, 99)):
+            method = intent.member
             if method in seen:
                 out.append(replace(f, fix_refusal=f"{qualname} already binds {method} (line {seen[method]}); "
                                                   "not overridden"))
                 continue
             try:
-                text, needs = _render_one(f, project, imports, style, indent, step, qualname)
+                text, needs = _render_one(intent, imports, style, indent, step, qualname)
             except NotFixable as exc:
                 out.append(replace(f, fix_refusal=str(exc)))
                 continue
@@ -139,46 +136,19 @@ def owner_capture_member(attr: str, indent: str, step: str) -> list[str]:
         f"{indent}{step}{line}" for line in body]
 
 
-# the capture chain the planner asks, one per project: a project's files do not change while its
-# fixes are planned (a fix run relints into a new project), and each fix asked a fresh resolver
-# to read the same classes again. Renewed when a file turns out not to parse (errors grow).
-def _chains(project: Project) -> CaptureChainAnalysis:
-    return shared_analysis(project).chains
-
-
-def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, indent: str, step: str,
+def _render_one(intent: Delegate | CaptureAsOwner, imports: ImportPlan, style: str, indent: str, step: str,
                 qualname: str) -> tuple[list[str], list[ImportNeed]]:
-    if f.method == CAPTURE_HOOK and f.wrapped_class and f.wrapped_path:
-        chains = _chains(project)
-        wrapper, attr = ClassEntity(str(file_of(f)), qualname), f.wrapper_attribute or DEFAULT_HELD_ATTR
-        held = wrapped_candidates(chains.resolver, wrapper, attr)[0]
-        how, why = chains.wrapper_capture_plan(wrapper, held, attr)
-        if how == "owner":
-            return owner_capture_member(attr, indent, step), []
-        if how == "refuse":
-            raise NotFixable(why or "write the member by hand")
-    if f.wrapped_path is None or f.provider_class is None or f.method is None:
-        raise NotFixable("the finding names no provider to delegate to")
-    provider_path = Path(os.path.abspath(f.wrapped_path))
-    provider = project.summary(provider_path)
-    method = provider.classes[f.provider_class].methods.get(f.method) if provider else None
-    if method is None and _is_data_member(f.method):
-        # an attribute (class-level or set in __init__): a read-only property forwards it
-        method = FunctionInfo(f.method, 0, (Param("self", "pos"),), True, decorators=("property",))
-    if method is None:
-        raise NotFixable(f"the wrapped {f.method} is not a plain method (an attribute?); delegate it by hand")
-    drop: set[str] = set()
-    drop_return = False
-    for p in method.params:
-        if p.default is not None and not _names_ok(p.default, imports, provider_path, value=True):
-            raise NotFixable(f"default of {p.name} uses a name that cannot be imported here")
-        if p.annotation is not None and not _names_ok(p.annotation, imports, provider_path):
-            drop.add(p.name)
-    if method.return_annotation is not None and not _names_ok(method.return_annotation, imports, provider_path):
-        drop_return = True
-    returns_value = any(m.returns_value for i in load_interfaces().values() for m in i.methods if m.name == f.method)
-    delegation = Delegation(qualname.split(".")[-1], f.wrapper_attribute or DEFAULT_HELD_ATTR, method,
-                            returns_value, style, frozenset(drop), drop_return, f.every_candidate)
+    if isinstance(intent, CaptureAsOwner):
+        return owner_capture_member(intent.attr, indent, step), []
+    method, provider_path = intent.function, Path(os.path.abspath(intent.provider.path))
+    drop = frozenset(p.name for p in method.params
+                     if p.annotation is not None and not names_ok(p.annotation, imports, provider_path))
+    drop_return = method.return_annotation is not None and \
+        not names_ok(method.return_annotation, imports, provider_path)
+    returns_value = any(m.returns_value for i in load_interfaces().values() for m in i.methods
+                        if m.name == intent.member)
+    delegation = Delegation(qualname.split(".")[-1], intent.attr, method, returns_value, style, drop, drop_return,
+                            intent.every_candidate)
     lines = render(delegation, indent, step)
     needs = []
     for p in method.params:
@@ -191,13 +161,20 @@ def _render_one(f: Finding, project: Project, imports: ImportPlan, style: str, i
     return lines, needs
 
 
-def file_of(f: Finding) -> Path:
-    return Path(os.path.abspath(f.path))
+def data_member(name: str) -> FunctionInfo:
+    """What a delegation copies for an attribute the engine reads (a pack lists it as a property
+    or attribute, set on the class or in __init__): a read-only property that forwards it."""
+    return FunctionInfo(name, 0, (Param("self", "pos"),), True, decorators=("property",))
 
 
-def _is_data_member(name: str | None) -> bool:
-    """A pack lists it as a property or attribute: the engine reads it, never calls it."""
-    return any(m.name == name and m.kind != "method" for i in load_interfaces().values() for m in i.methods)
+def default_refusal(method: FunctionInfo, imports: ImportPlan, provider_path: Path) -> str | None:
+    """Why a delegation cannot copy the method's signature, or None: a default value reads a
+    name the wrapper's file cannot import as the provider's module binds it. (An annotation
+    that cannot be imported is dropped instead.)"""
+    for p in method.params:
+        if p.default is not None and not names_ok(p.default, imports, provider_path, value=True):
+            return f"default of {p.name} uses a name that cannot be imported here"
+    return None
 
 
 def _names(text: str, value: bool = False) -> set[str]:
@@ -209,5 +186,6 @@ def _names(text: str, value: bool = False) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if value else free_names(node)
 
 
-def _names_ok(text: str, imports: ImportPlan, provider_path: Path, value: bool = False) -> bool:
+def names_ok(text: str, imports: ImportPlan, provider_path: Path, value: bool = False) -> bool:
+    """Every name the text reads is a builtin, or one the file binds or can import as the provider's module does."""
     return all(hasattr(builtins, n) or imports.can_provide(n, provider_path) for n in _names(text, value))

@@ -24,12 +24,10 @@ from ..analysis.normal_path import NormalPath
 from ..analysis.owners import (
     CAPTURE_HOOK,
     LOGITS,
-    OWNER_MEMBERS,
     Owner,
     OwnerAnalysis,
     Sibling,
     mentions_aux,
-    owner_analysis,
     self_attrs,
 )
 from ..analysis.presence import has_member
@@ -40,6 +38,7 @@ from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_normal_truths
 from .edits import Edit, EditableFile, NotFixable, after_body
 from .imports import ImportPlan
+from .intent import OwnerMember
 
 FLAG = "capture_aux_hidden_states"
 AUX = "aux_hidden_states"
@@ -62,18 +61,17 @@ def lead(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
-               imports: ImportPlan | None = None) -> ClassPlan:
+def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...]) -> ClassPlan:
     """What to write into the owner's class; NotFixable says why it cannot be written.
 
     Read from the summary and single methods, so that `check` can tell EGL040 from
-    EGL041 without parsing the file again; `imports` is the file's plan when fixing. Made once
-    per owner and members for an analysis: the check's answer is the one the fix renders."""
+    EGL041 without parsing the file again. Made once per owner and members for an analysis:
+    the check hands the plan to the fix planner with its findings (fix/intent.py `OwnerMember`)."""
     plans = analysis.resolver.memos.setdefault("owner.plans", {})
     key = (owner, missing)
     if key not in plans:
         try:
-            plans[key] = _plan_class(analysis, owner, missing, imports)
+            plans[key] = _plan_class(analysis, owner, missing)
         except NotFixable as exc:
             plans[key] = exc
     found = plans[key]
@@ -82,8 +80,7 @@ def plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
     return found
 
 
-def _plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
-                imports: ImportPlan | None) -> ClassPlan:
+def _plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...]) -> ClassPlan:
     resolver = analysis.resolver
     info = resolver.info(owner.cls)
     lines = analysis.lines(owner.cls.path)
@@ -94,8 +91,7 @@ def _plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...],
     decoder = owner.decoders[0].cls
     indent = lead(lines[min(m.line for m in info.methods.values()) - 1])
     plan = ClassPlan(info.name, end=after_body(lines, info.end_line, indent))
-    if imports is None:
-        imports = ImportPlan(resolver.module(owner.cls.path), resolver.project, Path(owner.cls.path))
+    imports = ImportPlan(resolver.module(owner.cls.path), resolver.project, Path(owner.cls.path))
     assigning = analysis.owner(owner.cls)
     if missing == (CAPTURE_HOOK,) and assigning is not None and assigning.cls != owner.cls \
             and assigning.decoders == owner.decoders and resolver.defines(owner.cls, "forward") \
@@ -611,48 +607,29 @@ def _pass(call: ast.Call, lines: list[str]) -> Edit:
     return Edit(row, row + 1, (f"{raw[:col]}, {text}{raw[col:]}",))
 
 
-def shared_analysis(project: Project) -> OwnerAnalysis:
-    """The owner analysis (with its capture chain) every planner of a project asks: its files do
-    not change while their fixes are planned (a fix run relints into a new project). Renewed when
-    a file turns out not to parse (errors grow)."""
-    checked = project.analyses.get("check.resolver")  # the check's own, when it read these files
-    if checked is not None and checked[0] == len(project.errors):
-        return owner_analysis(checked[1])
-    held = project.analyses.get("fix.owners")
-    if held is None or held[0] != len(project.errors):
-        held = project.analyses["fix.owners"] = (len(project.errors), owner_analysis(Resolver(project)))
-    return held[1]
-
-
 def plan_owner_file(file: EditableFile, findings: list[Finding], project: Project,
                     style: str) -> list[Finding]:
-    """Each finding with its fix: the member its owner class lacks, copied from the sibling, and
-    (for the capture hook) the forward changes it needs. Any class of the file that cannot be
-    fixed refuses them all (NotFixable), as the check that called them fixable promised."""
-    analysis = shared_analysis(project)
-    path, lines = file.path, file.lines
-    if lines != analysis.lines(str(path)):
-        raise NotFixable("file changed while eaglelint was fixing it; run again")
+    """Each finding with its fix: the member its owner class lacks (copied from the sibling, or
+    read off the decoder) and, for the capture hook, the forward changes it needs, as the plan
+    its check made (`Finding.intent`). The findings of one class share the plan: its edits of
+    `__init__` and `forward` go with the capture member's fix."""
+    path = file.path
     imports = ImportPlan(project.summary(path), project, path)
-    classes: dict[str, list[Finding]] = {}
-    for f in findings:
-        classes.setdefault(f.class_name, []).append(f)
+    plans: dict[int, tuple[ClassPlan, dict[str, Finding]]] = {}
     out: list[Finding] = []
-    for qualname, items in classes.items():
-        owner = analysis.owner(ClassEntity(str(path), qualname))
-        if owner is None:
-            raise NotFixable(f"{qualname} is no longer an owner class")
-        owner = replace(owner, cls=ClassEntity(str(path), qualname))  # a subclass choosing its decoder gets them
-        asked = {f.method for f in items}
-        cls_plan = plan_class(analysis, owner, tuple(m for m in OWNER_MEMBERS if m in asked), imports)
-        by_member = {f.method: f for f in items}
-        for member, why in cls_plan.refusals.items():
-            if member in by_member:
-                out.append(replace(by_member.pop(member), fix_refusal=why))
+    for f in findings:
+        if isinstance(f.intent, OwnerMember):
+            plans.setdefault(id(f.intent.plan), (f.intent.plan, {}))[1][f.intent.member] = f
+        else:
+            out.append(replace(f, fix_refusal=f"{f.message} (no automatic fix for {f.code})"))
+    for cls_plan, by_member in plans.values():
+        qualname = cls_plan.qualname
         if not cls_plan.methods and cls_plan.edits and CAPTURE_HOOK in by_member:  # its forward only
             fix = Fix(tuple(cls_plan.edits), (qualname, CAPTURE_HOOK), file.digest, rank=len(out))
             out.append(replace(by_member.pop(CAPTURE_HOOK), fix=fix))
         for member, method in cls_plan.methods:
+            if member not in by_member:
+                continue
             needs: list[ImportNeed] = []
             for name, provider in cls_plan.names.get(member, {}).items():
                 needs += imports.require({name}, provider)
@@ -661,5 +638,6 @@ def plan_owner_file(file: EditableFile, findings: list[Finding], project: Projec
             fix = Fix(edits, (qualname, member), file.digest, tuple(needs), defines=((qualname, member),),
                       rank=len(out))
             out.append(replace(by_member.pop(member), fix=fix))
-        out += by_member.values()  # none: plan_class plans every member asked for, or refuses
+        out += [replace(f, fix_refusal=cls_plan.refusals.get(member, f"the plan for {qualname} writes no {member}"))
+                for member, f in by_member.items()]  # none: the check offers only what its plan writes
     return out

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from ..analysis.checkpoint import ARCHITECTURES, Pick, branch_pick, registry_pick, served_class, table_pick
 from ..analysis.discover import discover
-from ..analysis.owners import OwnerAnalysis
+from ..analysis.owners import checked_analysis
 from ..analysis.presence import has_member
 from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.resolve import ClassEntity
 from ..analysis.served import REGISTRY_FILE, served
 from ..checks.run import CheckOptions, check_files
 from ..findings import Finding
@@ -67,8 +67,7 @@ def checkpoint_verdicts(paths: list[Path], packs: list[Interface], config: dict,
     registry_file = str(first / REGISTRY_FILE if first.is_dir() else first)
 
     def stage() -> list[Verdict]:
-        resolver = Resolver(project)
-        judge = Judge(resolver, OwnerAnalysis(resolver), findings)
+        judge = Judge(checked_analysis(project), findings)  # the check's own analysis: it read these classes
         return [_verdict(judge, registry_file, pack, config, arch) for pack in packs]
 
     return project.retrying(stage)

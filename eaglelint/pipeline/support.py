@@ -21,11 +21,11 @@ from ..analysis.choices import held_classes
 from ..analysis.discover import discover
 from ..analysis.drafts import is_draft
 from ..analysis.forwarding import forwarded
-from ..analysis.owners import OwnerAnalysis
+from ..analysis.owners import OwnerAnalysis, checked_analysis
 from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.presence import has_member, presence
 from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.resolve import ClassEntity
 from ..analysis.served import module_entries
 from ..analysis.summary import ModuleSummary
 from ..analysis.wrappers import wrapped_candidates
@@ -122,13 +122,15 @@ def judged(paths: list[Path], packs: list[Interface],
 
 
 def _rows(files: list[Path], packs: list[Interface], project: Project, findings: list[Finding]) -> list[Row]:
-    resolver = Resolver(project)
-    judge = Judge(resolver, OwnerAnalysis(resolver), findings)
+    judge = Judge(checked_analysis(project), findings)  # the check's own analysis: it read these classes
+    resolver = judge.resolver
     rows: list[Row] = []
     seen: set[ClassEntity] = set()
     for path in files:
         mod = project.summary(path)
-        for name in mod.entry_classes if mod else ():
+        if mod is None:
+            continue
+        for name in mod.entry_classes:
             entries = [e for e in resolver.lookup(mod.path, name.split(".")[0]) if isinstance(e, ClassEntity)]
             if not entries or "." in name:
                 unknown = "the entry cannot be resolved"
@@ -138,7 +140,7 @@ def _rows(files: list[Path], packs: list[Interface], project: Project, findings:
                 if entry not in seen:
                     seen.add(entry)
                     rows += [judge.matrix_row(entry, pack) for pack in packs]
-        if mod is not None and _grown(mod):  # `EntryClass += [...]`, `+= other.EntryClass`: the classes it adds
+        if _grown(mod):  # `EntryClass += [...]`, `+= other.EntryClass`: the classes it adds
             for entry in module_entries(resolver, mod, project.raw(path), []):
                 if entry not in seen:
                     seen.add(entry)
@@ -178,6 +180,11 @@ def _codes(findings: list[Finding]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f.code for f in findings))
 
 
+def _methods(findings: list[Finding]) -> list[str]:
+    """The members the findings name (each owner and delegation finding names the one it lacks)."""
+    return [f.method for f in findings if f.method is not None]
+
+
 def target_members(pack: Interface) -> list[InterfaceMethod]:
     """What the engine needs on a target model: the required target members (all target
     members where the pack requires none)."""
@@ -186,8 +193,8 @@ def target_members(pack: Interface) -> list[InterfaceMethod]:
 
 
 class Judge:
-    def __init__(self, resolver: Resolver, analysis: OwnerAnalysis, findings: list[Finding]):
-        self.resolver, self.analysis = resolver, analysis
+    def __init__(self, analysis: OwnerAnalysis, findings: list[Finding]):
+        self.resolver, self.analysis = analysis.resolver, analysis
         self.chains: CaptureChainAnalysis = analysis.chains
         self.by_class: dict[tuple[str, str], list[Finding]] = {}
         for f in findings:
@@ -334,16 +341,16 @@ class Judge:
                 return UNKNOWN, f.message, (f.code,)
         owner = [f for f in found if f.code in (OWNER_CODE, OWNER_NO_FIX_CODE)]
         if owner:
-            fixed = [f.method for f in owner if f.code == OWNER_CODE]
+            fixed = _methods([f for f in owner if f.code == OWNER_CODE])
             by_hand = [f for f in owner if f.code != OWNER_CODE]
             parts = [f"eaglelint fix writes {', '.join(fixed)}"] if fixed else []
             if by_hand:  # the message ends "(no automatic fix: REASON)[; inherited by ...]": keep its parenthesis
-                parts.append(f"write by hand {', '.join(f.method for f in by_hand)} "
+                parts.append(f"write by hand {', '.join(_methods(by_hand))} "
                              f"({by_hand[0].message.split('no automatic fix: ')[-1]}")
             return IMPLEMENTABLE, "; ".join(parts), _codes(owner)
         gaps = [f for f in found if f.code in DELEGATION_CODES]
         if gaps:
-            return FIXABLE, f"delegate {', '.join(f.method for f in gaps)} to self.{gaps[0].wrapper_attribute}", \
+            return FIXABLE, f"delegate {', '.join(_methods(gaps))} to self.{gaps[0].wrapper_attribute}", \
                 _codes(gaps)
         aux = [f for f in found if names[f.code].name.startswith("aux-")]
         missing = [m for m in members if not has_member(self.resolver, entry, m)]

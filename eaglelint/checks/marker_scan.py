@@ -293,7 +293,7 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
         return [Finding(*where, DECODER_CODE,
                         f"{info.name} does not list {iface.marker}, but neither would it work with it: its "
                         f"self.{held.attr} ({lm}) lists it, and its own capture chain breaks at link "
-                        f"{broken.link}: {broken.message}; fix that first{also}",
+                        f"{broken.link.letter}: {broken.message}; fix that first{also}",
                         wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(place.cls.path),
                         wrapped_line=place.line, provider_class=chain.decoder.qualname if chain.decoder else
                         place.cls.qualname, **common)]

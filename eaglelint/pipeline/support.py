@@ -380,7 +380,7 @@ class Judge:
                 continue
             if chain.broken:
                 return NOT_SUPPORTED, f"has the members, but the capture chain breaks at link " \
-                                      f"{chain.broken[0].link}: {chain.broken[0].message}", \
+                                      f"{chain.broken[0].link.letter}: {chain.broken[0].message}", \
                     tuple(dict.fromkeys(CODE_BY_LINK[b.link] for b in chain.broken))
             return UNKNOWN, f"has the members, but whether {hook} captures cannot be told: " \
                             f"{'; '.join(chain.unknown)}", ()

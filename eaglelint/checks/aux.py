@@ -36,6 +36,9 @@ CAPTURES = ("set_eagle3_layers_to_capture", "set_dflash_layers_to_capture", "set
 
 CODES = ("EGL020", "EGL021", "EGL022", "EGL023")
 SUBJECTS = WRAPPERS
+SUBJECT_TEXT = None  # its subjects are the wrappers discovery found
+files = None
+FIX = None  # no code of this family has an automatic fix
 
 
 def captures(context: Context) -> tuple[str, ...]:

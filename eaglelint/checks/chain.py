@@ -35,6 +35,7 @@ CODE_BY_LINK = {Link.CALL: "EGL050", Link.WRITE: "EGL051", Link.READ: "EGL051", 
 CODES = ("EGL050", "EGL051", "EGL052", "EGL053")
 CALL_FAILS = "EGL050"  # the engine's call raises: its argument, or a member the delegation reaches is missing
 SUBJECTS = "served classes with a capture member"
+FIX = None  # no code of this family has an automatic fix
 # the subjects are found by name (EntryClass); what --jobs workers parse ahead: the classes
 # that define a capture member (the rest a chain reads is parsed when it reads it)
 SUBJECT_TEXT = re.compile(r"def\s+set_(?:eagle3|dflash|dspark)_layers_to_capture")

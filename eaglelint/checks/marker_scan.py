@@ -185,6 +185,7 @@ def _loaded(resolver: Resolver, cls: ClassEntity, attr: str) -> bool:
 
 CODES = (CODE, DECODER_CODE)
 SUBJECTS = "vllm-models"  # every class of a file that builds models: its own discovery
+SUBJECT_TEXT = None  # every class of those files
 
 
 def _marker_packs(context: Context) -> list[Interface]:

@@ -48,6 +48,8 @@ def code_for(member: InterfaceMethod) -> str:
 CODES = (*SEVERITY_BY_CALLED_ON.values(), OPTIONAL_CODE, UNRESOLVED)
 FIX = plan_delegation_file  # its fixable codes' fix: a delegating method per finding
 SUBJECTS = WRAPPERS
+SUBJECT_TEXT = None  # its subjects are the wrappers discovery found
+files = None
 subjects = wrappers
 
 

@@ -154,14 +154,21 @@ def check(context: Context, cls: ClassEntity) -> list[Finding]:
     return out
 
 
+def text(name: str, hook: str, broken: Broken) -> tuple[str, tuple[str, ...]]:
+    """EGL050-EGL053's message: the served class, its member and the link that breaks; the help
+    line: what breaks it, with the writer and the reader (`Finding.sentence` joins them as
+    `support` says it)."""
+    return f"{name}: the capture chain of {hook} breaks at link {broken.link.letter}", (broken.message,)
+
+
 def _finding(context: Context, chain: Chain, broken: Broken, interface: str | None) -> Finding:
     info = context.resolver.info(chain.served)
     mod = context.resolver.module(chain.served.path)
     writer = broken.writer or chain.member
+    message, help_lines = text(info.name, chain.hook, broken)
     return Finding(
         os.path.abspath(chain.served.path), info.line, info.column,
-        CALL_FAILS if broken.fails else CODE_BY_LINK[broken.link],
-        f"{info.name}: the capture chain of {chain.hook} breaks at link {broken.link.letter}: {broken.message}",
+        CALL_FAILS if broken.fails else CODE_BY_LINK[broken.link], message, help=help_lines,
         class_name=info.name, wrapped_class=chain.decoder.qualname if chain.decoder else None,
         method=chain.hook, wrapped_path=os.path.abspath(writer.cls.path), wrapped_line=writer.line,
         provider_class=chain.member.cls.qualname, interface=interface,

@@ -74,7 +74,13 @@ class FixIntent:
 class Finding:
     """One gap. `path` and `wrapped_path` are absolute: a finding (and the cache that keeps
     it) does not depend on the directory eaglelint ran in; the output stage shows them
-    with `display_path`."""
+    with `display_path`.
+
+    Its text, as ruff splits a diagnostic's `message()` from its `fix_title()`: `message` is
+    one short line (what, and where: the class and the member), `help` the lines under it
+    (why, the candidates, the subclasses that inherit the gap), `fix_title` what `eaglelint
+    fix` writes for it, and `fix_refusal` why it writes nothing. Each code's family builds
+    them in one place; the reports print `notes` under the message."""
 
     path: str
     line: int
@@ -92,11 +98,29 @@ class Finding:
     entry_class: bool = False
     subclasses: tuple[str, ...] = ()
     included_because: str | None = None  # set for a file checked only because it depends on a changed one
-    fix_refusal: str | None = None  # why `eaglelint fix` cannot write this one, though its code is fixable
+    fix_refusal: str | None = None  # why `eaglelint fix` writes nothing for it (or why its code has no fix here)
     fix: Fix | None = None  # what `eaglelint fix` writes for it, planned by its check (checks/run.py)
+    help: tuple[str, ...] = ()  # the lines under the message: why, the candidates, who inherits it
+    fix_title: str | None = None  # what `eaglelint fix` writes, for a code that has a fix
     # what fixes it, as its check decided: what the fix planner renders (fix/intent.py). Not part of
     # the finding's identity, and not cached: a cached finding carries the fix planned from it
     intent: FixIntent | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The help lines a report prints under the message: `help`, then what `eaglelint fix`
+        writes, or why it writes nothing."""
+        if self.fix_refusal is not None:
+            return (*self.help, f"no automatic fix: {self.fix_refusal}")
+        if self.fix_title is not None and self.fixable:
+            return (*self.help, f"eaglelint fix: {self.fix_title}")
+        return self.help
+
+    @property
+    def sentence(self) -> str:
+        """The message and its help as one line, `message: help; help`: where one cell says it
+        (a `support` row)."""
+        return f"{self.message}: {'; '.join(self.help)}" if self.help else self.message
 
     @property
     def severity(self) -> str:

@@ -8,7 +8,7 @@ verdict names first, so that each check of link b is guarded by a case only it d
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.capture_chain import CaptureChainAnalysis
+from eaglelint.analysis.capture_chain import CaptureChainAnalysis, Link
 from eaglelint.analysis.owners import OwnerAnalysis
 from eaglelint.analysis.project import Project
 from eaglelint.analysis.resolve import ClassEntity, Resolver
@@ -27,7 +27,7 @@ def test_a_member_the_engine_cannot_call_breaks_link_b(name, says):
         ClassEntity(str(MODELS / "member_binding.py"), name))
     assert chain is not None
     first = chain.broken[0]
-    assert (first.link, says in first.message) == ("b", True)
+    assert (first.link, says in first.message) == (Link.CALL, True)
 
 
 @pytest.mark.parametrize("name", ["BorrowedMemberForCausalLM", "FunctionMemberForCausalLM"])

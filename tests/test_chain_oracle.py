@@ -184,7 +184,7 @@ def verdict(chain: Chain | None) -> str:
     if chain is None:
         return "no chain (no capture member found)"
     if chain.holds is False:
-        return "holds False: " + "; ".join(f"{b.link}: {b.message}" for b in chain.broken)
+        return "holds False: " + "; ".join(f"{b.link.letter}: {b.message}" for b in chain.broken)
     if chain.holds is None:
         return "holds None: " + "; ".join(chain.unknown)
     return "holds True"

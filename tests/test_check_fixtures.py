@@ -138,7 +138,7 @@ def test_unparsable_module_reached_by_resolution_is_the_reason_and_is_reported()
     assert {(Path(f.path).name, f.code) for f in found} == {
         ("wrapper_broken_import.py", "EGL010"), ("broken_lm.py", "EGL999")}
     unresolved = next(f for f in found if f.code == "EGL010")
-    assert "broken_lm.py cannot be parsed" in unresolved.message
+    assert "broken_lm.py cannot be parsed" in unresolved.sentence
 
 
 def test_file_whose_only_assignment_is_a_tuple_target_is_checked(tmp_path):

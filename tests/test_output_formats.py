@@ -120,11 +120,19 @@ def github_unescape(text: str, is_property: bool) -> str:
     return text
 
 
+def json_notes(row: dict) -> list[str]:
+    """The help lines of a JSON finding, as the text report prints them: its `help`, then what
+    `eaglelint fix` writes (`fix_title`, where it is fixable) or why it writes nothing."""
+    if row["fix_refusal"] is not None:
+        return [*row["help"], f"no automatic fix: {row['fix_refusal']}"]
+    return [*row["help"], f"eaglelint fix: {row['fix_title']}"] if row["fixable"] and row["fix_title"] else row["help"]
+
+
 def test_github_format_escapes_what_workflow_commands_reserve(tmp_path):
     """File names holding every reserved character (a literal `%0A` too): the path is the
     `file` property, and the unreadable file's name is in its message (the data). Each
     finding must stay one line, its properties must split on `,` into exactly the four
-    keys, and unescaping must give back the path and the message JSON reports."""
+    keys, and unescaping must give back the path, and the message and help lines JSON reports."""
     (tmp_path / ".git").mkdir()
     models = tmp_path / "sglang" / "srt" / "models"
     models.mkdir(parents=True)
@@ -146,7 +154,8 @@ def test_github_format_escapes_what_workflow_commands_reserve(tmp_path):
         assert props.keys() == {"file", "line", "col", "title"}, line
         found.add((github_unescape(props["file"], True), int(props["line"]), int(props["col"]),
                    github_unescape(props["title"], True), github_unescape(match[3], False)))
-    assert found == {(r["path"], r["line"], r["column"], r["code"], f"{r['code']} {r['message']}") for r in rows}
+    assert found == {(r["path"], r["line"], r["column"], r["code"], f"{r['code']} {r['message']}" + "".join(
+        f"\nhelp: {note}" for note in json_notes(r))) for r in rows}
     assert any(odd in r["message"] for r in rows) and all(odd in r["path"] for r in rows if "odd" in r["path"])
 
 

@@ -157,7 +157,7 @@ def test_two_capture_paths_that_disagree_get_no_member_and_no_one_shift_serves_b
     assert (finding["code"], finding["class"]) == ("EGL041", "TwoPathForCausalLM")
     lines = TWO_PATHS.read_text().splitlines()
     places = [i for i, line in enumerate(lines, 1) if "write_stream(hidden_states, out=" in line]
-    assert len(places) == 2 and all(f"{TWO_PATHS.name}:{line}" in finding["message"] for line in places)
+    assert len(places) == 2 and all(f"{TWO_PATHS.name}:{line}" in finding["fix_refusal"] for line in places)
 
 
 def test_the_helper_handed_the_collector_is_read_for_that_collector_alone():

@@ -133,7 +133,7 @@ def test_a_subclass_in_another_file_is_seen_as_check_sees_it(tmp_path):
     cli = subprocess.run([sys.executable, "-m", "eaglelint", "check", "--output-format", "json", models],
                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     rows = json.loads(cli.stdout)
-    assert rows and all(r["entry_class"] and "ChildVLM" in r["message"] for r in rows)
+    assert rows and all(r["entry_class"] and "inherited by ChildVLM (child_vlm.py)" in r["help"] for r in rows)
     expected = {(Path(r["path"]).name, r["line"], r["code"], r["message"]) for r in rows}
     for given in (models, models / "wrapper_plain_assign.py"):
         messages = [m for m in pylint(given, cwd=tmp_path) if m["symbol"].startswith("egl")]

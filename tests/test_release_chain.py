@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from eaglelint.analysis.capture_chain import CaptureChainAnalysis
+from eaglelint.analysis.capture_chain import CaptureChainAnalysis, Link
 from eaglelint.analysis.discover import discover
 from eaglelint.analysis.owners import OwnerAnalysis
 from eaglelint.analysis.project import Project
@@ -63,7 +63,8 @@ def test_qwen3_5_vl_writer_and_reader_lines_0_5_21():
     # qwen3_vl.py:1777 `self.model.layers_to_capture = [val + 1 for val in layer_ids]` (the engine's call
     # with a list runs that branch); qwen3_5.py:1826
     # `if getattr(layer, "_is_layer_to_capture", False)` in the decoder's forward
-    assert (broken.link, broken.writer.cls.path.rsplit("/", 1)[-1], broken.writer.line) == ("d", "qwen3_vl.py", 1777)
+    assert (broken.link, broken.writer.cls.path.rsplit("/", 1)[-1], broken.writer.line) == \
+        (Link.READ, "qwen3_vl.py", 1777)
     assert (broken.reader.cls.qualname, broken.reader.line) == ("Qwen3_5ForCausalLM", 1826)
 
 

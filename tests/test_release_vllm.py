@@ -251,7 +251,7 @@ def test_vllm_0_33_checkpoint_choices_are_gaps_over_every_text_model(findings):
     chosen = [f for f in findings if (Path(f.path).name, f.class_name) in FROM_CHECKPOINT.items()]
     assert {(Path(f.path).name, f.class_name) for f in chosen} == set(FROM_CHECKPOINT.items())
     assert {f.code for f in chosen} == {"EGL030"}
-    assert all("checkpoint's config" in f.message and "architectures" in f.message for f in chosen)
+    assert all("checkpoint's config" in f.sentence and "architectures" in f.sentence for f in chosen)
     assert all(f"any of {TEXT_MODELS} registered text models, {LISTING} of which list" in f.message
                for f in chosen)
     assert not by_code(findings, "EGL010")  # every checkpoint's choice has its candidates
@@ -261,7 +261,7 @@ def test_vllm_0_33_checkpoint_choices_are_gaps_over_every_text_model(findings):
     # glm4.py:232, glm4_moe.py:534) or `architectures = None` for any other model_type: the
     # checkpoint's; both literals are registered text models, so the union is the same set
     glm = next(f for f in chosen if f.class_name == "Glm4vForConditionalGeneration")
-    assert "Glm4MoeForCausalLM, Glm4ForCausalLM or chosen at load time" in glm.message
+    assert "Glm4MoeForCausalLM, Glm4ForCausalLM or chosen at load time" in glm.sentence
 
 
 def registry_tables(root: Path) -> dict[str, dict[str, tuple[str, str]]]:

@@ -70,7 +70,7 @@ def test_config_dependent_choice_without_a_registry_stays_unresolved_and_says_so
                                     CheckOptions(tuple(select_interfaces(None)))).findings
              if f.class_name.startswith("RegistryConfig")]
     assert [(f.class_name, f.code) for f in found] == [("RegistryConfigWrapper", "EGL010")]
-    assert "has no SGLang model registry" in found[0].message
+    assert "has no SGLang model registry" in found[0].sentence
 
 
 def test_fix_writes_delegations_in_the_subclass_that_chose_the_class(tmp_path):

@@ -19,14 +19,14 @@ def found():
 
 
 def test_every_candidate_is_named_and_what_any_needs_is_forwarded(found):
-    message = found["BranchesToListers"].message
+    message = found["BranchesToListers"].sentence
     assert "DeepForCausalLM, TextForCausalLM" in message
     assert "forward set_aux_hidden_state_layers" in message  # DeepForCausalLM's own setter
 
 
 def test_a_mixed_choice_names_who_lists_the_marker(found):
-    assert "listed by TextForCausalLM, not by PlainForCausalLM" in found["BranchesMixed"].message
-    assert "checkpoint's config" in found["OneBranchWritten"].message
+    assert "listed by TextForCausalLM, not by PlainForCausalLM" in found["BranchesMixed"].sentence
+    assert "checkpoint's config" in found["OneBranchWritten"].sentence
 
 
 def test_a_config_update_decides_per_served_architecture(found):
@@ -38,5 +38,5 @@ def test_a_config_update_decides_per_served_architecture(found):
 
 
 def test_known_candidates_without_the_marker_are_named_beside_the_checkpoints_choice(found):
-    message = found["LiteralOrNone"].message
+    message = found["LiteralOrNone"].sentence
     assert "PlainForCausalLM (none lists SupportsEagle3) or chosen at load time by the checkpoint's config" in message

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # imported where a summary is encoded or decoded: a warm run 
     from .refs import Ref
     from .summary import ClassInfo, FunctionInfo, ModuleSummary
 
-HEADER = b"eaglelint-cache 7\n"  # bump the number when the layout below changes
+HEADER = b"eaglelint-cache 8\n"  # bump the number when the layout below changes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # an entry larger than this is not ours: refused unread
 
 
@@ -159,7 +159,7 @@ def _summary(m: ModuleSummary) -> list:
 def _finding(f) -> list:
     return [f.path, f.line, f.column, f.code, f.message, f.class_name, f.wrapped_class, f.method, f.wrapped_path,
             f.wrapped_line, f.provider_class, f.interface, f.wrapper_attribute, f.entry_class, list(f.subclasses),
-            f.included_because, f.fix_refusal, _fix(f.fix)]
+            f.included_because, f.fix_refusal, _fix(f.fix), list(f.help), f.fix_title]
 
 
 def _fix(fix: Fix | None) -> list | None:
@@ -306,14 +306,15 @@ def _load_run(body: list) -> tuple:
     findings = []
     for row in map(_list, _list(body[1])):
         (path, line, column, code, message, class_name, wrapped_class, method, wrapped_path, wrapped_line,
-         provider, interface, attribute, entry_class, subclasses, because, refusal, fix) = row
+         provider, interface, attribute, entry_class, subclasses, because, refusal, fix, help_lines,
+         fix_title) = row
         if code not in known:
             raise ValueError
         findings.append(Finding(
             _str(path), _int(line), _int(column), _str(code), _str(message), _str(class_name),
             _opt_str(wrapped_class), _opt_str(method), _opt_str(wrapped_path), _opt_int(wrapped_line),
             _opt_str(provider), _opt_str(interface), _opt_str(attribute), _bool(entry_class), _strs(subclasses),
-            _opt_str(because), _opt_str(refusal), _load_fix(fix)))
+            _opt_str(because), _opt_str(refusal), _load_fix(fix), _strs(help_lines), _opt_str(fix_title)))
     deps = [(_str(p), _str(k)) for p, k in map(_list, _list(body[3]))]
     return CheckResult(findings, _int(body[2])), deps
 

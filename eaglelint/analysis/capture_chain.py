@@ -38,6 +38,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import cache
 from pathlib import Path
 from typing import Protocol
@@ -208,9 +209,25 @@ class _Read:
         self.unread += inner.unread
 
 
+class Link(Enum):
+    """A link of the chain (this module's docstring): its letter, as the findings and the
+    rules reference name it, and what holds where it holds."""
+
+    CALL = "b", "the member accepts the engine's call, and None means the default layers"
+    WRITE = "c", "the member writes what decides capture on an object the served model holds"
+    READ = "d", "the decoder's forward decides capture by what the member wrote"
+    RETURN = "e", "the decoder's forward returns the aux hidden states on the normal path"
+    UNPACK = "f", "the forward that makes logits unpacks the decoder's result under a test the member makes true"
+    PASS = "g", "that forward unpacks them once and hands them to the logits processor"
+
+    def __init__(self, letter: str, meaning: str):
+        self.letter = letter
+        self.meaning = meaning
+
+
 @dataclass(frozen=True)
 class Broken:
-    link: str  # "b" .. "g"
+    link: Link
     message: str
     writer: Place | None
     reader: Place | None
@@ -790,8 +807,9 @@ class CaptureChainAnalysis:
         broken: list[Broken] = list(problems)
         for line, attr in self.absent_reads(served, fn) if member.function is not None else ():
             at = Place(member.owner, line, where.what)
-            broken.append(Broken("c", f"{at} reads self.{attr}, which {served.qualname} does not have: the engine's "
-                                      f"call raises AttributeError", at, None, fails=True))
+            broken.append(Broken(
+                Link.WRITE, f"{at} reads self.{attr}, which {served.qualname} does not have: the engine's "
+                f"call raises AttributeError", at, None, fails=True))
         if len(broken) > len(problems):
             return Chain(served, hook, where, None, tuple(broken), ())
         unknown: list[str] = []
@@ -809,11 +827,11 @@ class CaptureChainAnalysis:
                 raises.append(effect.raises)
                 continue  # the member raises for this decoder on purpose: the member rules judge that
             for place, called, cls in effect.missing:
-                broken.append(Broken("c", f"{place} calls {called}, which {cls.qualname} does not have: the "
-                                          f"engine's call raises AttributeError", place, None, fails=True))
+                broken.append(Broken(Link.WRITE, f"{place} calls {called}, which {cls.qualname} does not have: the "
+                                                 f"engine's call raises AttributeError", place, None, fails=True))
             for place, target in effect.read_only:
-                broken.append(Broken("c", f"{place} assigns {target}, a property with no setter: the engine's "
-                                          f"call raises AttributeError", place, None, fails=True))
+                broken.append(Broken(Link.WRITE, f"{place} assigns {target}, a property with no setter: the engine's "
+                                                 f"call raises AttributeError", place, None, fails=True))
             if effect.missing or effect.read_only:
                 continue
             found, undecided = self._links_cde(served, dpath, dcls, effect, where)
@@ -839,12 +857,12 @@ class CaptureChainAnalysis:
         if effect is None:
             return [], []
         if effect.none_fails is not None:
-            return [Broken("b", f"{effect.none_fails} iterates the layer ids while they are None; the engine "
-                                f"passes None when the draft config names no layers", effect.none_fails, None,
+            return [Broken(Link.CALL, f"{effect.none_fails} iterates the layer ids while they are None; the engine "
+                                      f"passes None when the draft config names no layers", effect.none_fails, None,
                            fails=True)], []
         if effect.raises is not None:
-            return [Broken("b", f"{effect.raises} raises when the layer ids are None; the engine passes None "
-                                f"when the draft config names no layers", effect.raises, None, fails=True)], []
+            return [Broken(Link.CALL, f"{effect.raises} raises when the layer ids are None; the engine passes None "
+                                      f"when the draft config names no layers", effect.raises, None, fails=True)], []
         if effect.unknown:
             return [], effect.unknown
         capture = self.decoder(dcls)
@@ -852,8 +870,8 @@ class CaptureChainAnalysis:
                   and (w.name in capture.flags if w.per_layer else w.name in capture.attrs)]
         if writes or not capture.collects:
             return [], []
-        return [Broken("b", f"{where} called with None (the engine's call when the draft config names no "
-                            f"layers) marks no layer of self.{'.'.join(dpath)}: nothing is captured", where,
+        return [Broken(Link.CALL, f"{where} called with None (the engine's call when the draft config names no "
+                                  f"layers) marks no layer of self.{'.'.join(dpath)}: nothing is captured", where,
                        capture.test or capture.place)], []
 
     def _gives_data(self, served: ClassEntity, fn: Fn) -> bool:
@@ -879,7 +897,7 @@ class CaptureChainAnalysis:
     def _accepts(self, fn: Fn, where: Place, decorators: set[str]) -> list[Broken]:
         """Link b: the engine calls the member with one positional argument."""
         if decorators & _PROPERTIES:
-            return [Broken("b", f"{where} is a property; the engine calls it", where, None)]
+            return [Broken(Link.CALL, f"{where} is a property; the engine calls it", where, None)]
         if decorators - set(_KNOWN_DECORATORS):
             return []  # a decorator eaglelint does not know may change how it is called
         params = [*fn.args.posonlyargs, *fn.args.args]
@@ -888,14 +906,14 @@ class CaptureChainAnalysis:
         required = len(own) - len(fn.args.defaults)
         if fn.args.vararg is not None:
             return [] if required <= 1 else [
-                Broken("b", f"{where} requires {required} arguments; the engine passes one", where, None)]
+                Broken(Link.CALL, f"{where} requires {required} arguments; the engine passes one", where, None)]
         if not own:
-            return [Broken("b", f"{where} takes no layer ids; the engine passes one argument", where, None)]
+            return [Broken(Link.CALL, f"{where} takes no layer ids; the engine passes one argument", where, None)]
         if required > 1:
-            return [Broken("b", f"{where} requires {required} arguments; the engine passes one", where, None)]
+            return [Broken(Link.CALL, f"{where} requires {required} arguments; the engine passes one", where, None)]
         if any(d is None for d in fn.args.kw_defaults):
-            return [Broken("b", f"{where} requires a keyword-only argument; the engine passes one positional "
-                                f"argument", where, None)]
+            return [Broken(Link.CALL, f"{where} requires a keyword-only argument; the engine passes one positional "
+                                      f"argument", where, None)]
         return []
 
     def decoder_paths(self, served: ClassEntity) -> list[tuple[Path_, ClassEntity]]:
@@ -979,19 +997,19 @@ class CaptureChainAnalysis:
         if not matched and effect.unknown:
             return [], []  # what the member does is not all known: the reasons are the effect's
         if not writes:
-            return [Broken("c", f"{where} writes nothing on {obj} ({dcls.qualname}), which decides what is "
-                                f"captured: nothing is captured", where, reader)], []
+            return [Broken(Link.WRITE, f"{where} writes nothing on {obj} ({dcls.qualname}), which decides what is "
+                                       f"captured: nothing is captured", where, reader)], []
         writer = writes[0].place
         wrote = ", ".join([f"{obj}.{a}" for a in sorted(attrs)] + [f"per-layer flag {f} on {obj}.layers[i]"
                                                                    for f in sorted(flags)])
         if not matched:
             if not (capture.attrs or capture.flags):
-                return [Broken("d", f"{writer} writes {wrote}; {capture.why}: nothing is captured", writer,
+                return [Broken(Link.READ, f"{writer} writes {wrote}; {capture.why}: nothing is captured", writer,
                                reader)], []
             read = ", ".join([f"self.{a}" for a in sorted(capture.attrs)] +
                              [f"layer.{f}" for f in sorted(capture.flags)])
             reader = capture.test or reader
-            return [Broken("d", f"{writer} writes {wrote}; {reader} reads only {read}: nothing is captured",
+            return [Broken(Link.READ, f"{writer} writes {wrote}; {reader} reads only {read}: nothing is captured",
                            writer, reader)], []
         unset = sorted(capture.flags - flags)
         if unset and capture.alone(attrs) and not effect.unknown and \
@@ -1001,9 +1019,10 @@ class CaptureChainAnalysis:
             # the decoder captures a layer only where its flag is set: the list alone leaves those out
             if all(self._flag_never_set(served, dcls, effect, f) for f in unset):
                 reader = capture.test or reader
-                return [Broken("d", f"{writer} writes {wrote}; {reader} captures a layer only where its per-layer "
-                                    f"flag {', '.join(unset)} is set, which nothing sets: the layers the engine "
-                                    f"names are not captured", writer, reader)], []
+                return [Broken(
+                    Link.READ, f"{writer} writes {wrote}; {reader} captures a layer only where its per-layer "
+                    f"flag {', '.join(unset)} is set, which nothing sets: the layers the engine "
+                    f"names are not captured", writer, reader)], []
             return [], [f"{writer} does not set the per-layer flag {', '.join(unset)} that {capture.test or reader} "
                         f"reads; eaglelint cannot tell what else sets it"]
         marker = next(w for w in writes if (w.name in capture.flags if w.per_layer else w.name in capture.attrs))
@@ -1017,13 +1036,14 @@ class CaptureChainAnalysis:
             shifted = []
         if shifted and capture.returns_aux:
             w = shifted[0]
-            return [Broken("d", f"{w.place} writes the engine's layer ids plus {w.offset} to {obj}; "
-                                f"{capture.test or capture.place} {capture.placement_text}, so id k must be "
-                                f"written as {plus('k', expected or 0)}: the draft gets the wrong layers", w.place,
-                           capture.test or capture.place)], []
+            return [Broken(Link.READ, f"{w.place} writes the engine's layer ids plus {w.offset} to {obj}; "
+                                      f"{capture.test or capture.place} {capture.placement_text}, so id k must be "
+                                      f"written as {plus('k', expected or 0)}: the draft gets the wrong layers",
+                           w.place, capture.test or capture.place)], []
         if not capture.returns_aux:
-            return [Broken("e", f"{marker.place} turns capture on in {obj} ({dcls.qualname}), but {capture.why}: "
-                                f"nothing reaches the logits processor", marker.place, reader)], []
+            return [Broken(
+                Link.RETURN, f"{marker.place} turns capture on in {obj} ({dcls.qualname}), but {capture.why}: "
+                f"nothing reaches the logits processor", marker.place, reader)], []
         return self._gates(served, dpath, dcls, effect, marker, capture)
 
     def _gates(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, effect: SetterEffect, marker: Write,
@@ -1040,9 +1060,9 @@ class CaptureChainAnalysis:
             if not self._never_set(served, dcls, effect, gate):
                 return [], [f"{capture.place} returns aux hidden states only while self.{gate} is set, which "
                             f"{marker.place} does not set; eaglelint cannot tell what else sets it"]
-            return [Broken("e", f"{capture.place} returns aux hidden states only while self.{gate} is set; "
-                                f"{marker.place} turns capture on in {obj} ({dcls.qualname}) but nothing sets "
-                                f"{obj}.{gate}: nothing reaches the logits processor", marker.place,
+            return [Broken(Link.RETURN, f"{capture.place} returns aux hidden states only while self.{gate} is set; "
+                                        f"{marker.place} turns capture on in {obj} ({dcls.qualname}) but nothing sets "
+                                        f"{obj}.{gate}: nothing reaches the logits processor", marker.place,
                            capture.place)], []
         return [], []
 
@@ -1135,22 +1155,22 @@ class CaptureChainAnalysis:
         if all(t is False for t in truths):
             first = guarded[0]
             tested = ast.unparse(first.tests[-1]) if first.tests else "its test"
-            return [Broken("f", f"{place} unpacks the decoder's tuple only when {tested}, which {where} never "
-                                f"makes true: the logits processor gets a tuple", where,
+            return [Broken(Link.UNPACK, f"{place} unpacks the decoder's tuple only when {tested}, which {where} never "
+                                        f"makes true: the logits processor gets a tuple", where,
                            Place(defined, first.line, place.what))], []
         if None in truths:
             return [], [f"{place} unpacks the decoder's tuple under a test eaglelint cannot decide"]
         running = [u for u, t in zip(guarded, truths, strict=True) if t]
         twice = reading.unpacked_twice(running)
         if twice is not None:
-            return [Broken("g", f"{place} unpacks {twice.source} a second time (line {twice.line}), after it "
-                                f"was unpacked: the second unpack takes the hidden-state tensor apart", where,
+            return [Broken(Link.PASS, f"{place} unpacks {twice.source} a second time (line {twice.line}), after it "
+                                      f"was unpacked: the second unpack takes the hidden-state tensor apart", where,
                            Place(defined, twice.line, place.what))], []
         first = running[0]  # the decoder's tuple; a later unpack takes apart one of its items
         passed = reading.reaches_logits(first.aux)
         if passed is False:
-            return [Broken("g", f"{place} unpacks the aux hidden states into {first.aux} (line {first.line}) and "
-                                f"calls self.{LOGITS} without them: the draft gets no aux states", where,
+            return [Broken(Link.PASS, f"{place} unpacks the aux hidden states into {first.aux} (line {first.line}) and "
+                                      f"calls self.{LOGITS} without them: the draft gets no aux states", where,
                            Place(defined, first.line, place.what))], []
         if passed is None:
             return [], [f"{place} hands {first.aux} to what eaglelint does not follow before its logits processor"]
@@ -1167,9 +1187,10 @@ class CaptureChainAnalysis:
             return [], [f"{place} reads no field {names} of the decoder's output that eaglelint can see"]
         truths = [self._tests_truth(tests, prefix, holder) for _, tests, _ in reads]
         if all(t is False for t in truths):
-            return [Broken("f", f"{place} reads the decoder's {names} only when {ast.unparse(reads[0][1][-1])}, "
-                                f"which {where} never makes true: the draft gets no aux states", where,
-                           Place(place.cls, reads[0][0].lineno, place.what))], []
+            return [Broken(
+                Link.UNPACK, f"{place} reads the decoder's {names} only when {ast.unparse(reads[0][1][-1])}, "
+                f"which {where} never makes true: the draft gets no aux states", where,
+                Place(place.cls, reads[0][0].lineno, place.what))], []
         if None in truths:
             return [], [f"{place} reads the decoder's {names} under a test eaglelint cannot decide"]
         passed = [True if inside else reading.reaches_logits(target) if target else None
@@ -1178,8 +1199,8 @@ class CaptureChainAnalysis:
             return [], []
         if None in passed:
             return [], [f"{place} hands the decoder's {names} to what eaglelint does not follow"]
-        return [Broken("g", f"{place} reads the decoder's {names} and calls self.{LOGITS} without it: the draft "
-                            f"gets no aux states", where, Place(place.cls, reads[0][0].lineno, place.what))], []
+        return [Broken(Link.PASS, f"{place} reads the decoder's {names} and calls self.{LOGITS} without it: the draft "
+                                  f"gets no aux states", where, Place(place.cls, reads[0][0].lineno, place.what))], []
 
     def _tests_truth(self, tests: tuple[ast.AST, ...], prefix: Path_, holder: _Holder) -> bool | None:
         """Whether the tests a statement of the served forward sits under hold once the member ran."""

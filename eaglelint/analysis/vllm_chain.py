@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..packs import load_normal_truths
-from .capture_chain import Broken, Chain, Methods, Place, Write
+from .capture_chain import Broken, Chain, Link, Methods, Place, Write
 from .choices import held_classes
 from .class_body import class_node
 from .normal_path import NormalPath
@@ -159,8 +159,8 @@ class VllmChainAnalysis:
         self._run(served, member.owner, SETTER, (), effect, 0)
         if effect.fails:
             place, why = effect.fails[0]
-            return Chain(served, SETTER, where, None, (Broken("c", f"{why}: the engine's call raises", place, None,
-                                                              fails=True),), ())
+            return Chain(served, SETTER, where, None, (Broken(
+                Link.WRITE, f"{why}: the engine's call raises", place, None, fails=True),), ())
         default = self.resolver.find_member(served, DEFAULT_LAYERS)
         if default is not None and default.function is not None:
             asked = Effect()  # called when the draft config names no layers: only its failures matter
@@ -168,8 +168,8 @@ class VllmChainAnalysis:
             if asked.fails:
                 place, why = asked.fails[0]
                 return Chain(served, SETTER, where, None, (Broken(
-                    "b", f"{why}: the engine's call of {DEFAULT_LAYERS} (when the draft config names no layers) "
-                         f"raises", place, None, fails=True),), ())
+                    Link.CALL, f"{why}: the engine's call of {DEFAULT_LAYERS} (when the draft config names no layers) "
+                               f"raises", place, None, fails=True),), ())
         broken: list[Broken] = []
         unknown = list(effect.unknown)
         decoder = None
@@ -177,8 +177,8 @@ class VllmChainAnalysis:
         for w in effect.writes:
             by_path.setdefault(w.path, []).append(w)
         if not by_path and not unknown:
-            broken.append(Broken("c", f"{where} writes nothing on any object {served.qualname} holds: "
-                                      f"nothing is captured", where, None))
+            broken.append(Broken(Link.WRITE, f"{where} writes nothing on any object {served.qualname} holds: "
+                                             f"nothing is captured", where, None))
         for path, writes in by_path.items():
             classes, reasons = self.classes_at(served, path)
             if not classes:
@@ -201,19 +201,19 @@ class VllmChainAnalysis:
                 continue
             place = Place(member.owner, member.line, f"{member.owner.qualname}.{name}")
             if member.function is None:
-                return Broken("b", f"{place} is a class attribute, not a method the engine can call",
+                return Broken(Link.CALL, f"{place} is a class attribute, not a method the engine can call",
                               place, None, fails=True)
             fn = member.function
             if "property" in fn.decorators:
-                return Broken("b", f"{place} is a property; the engine calls it", place, None, fails=True)
+                return Broken(Link.CALL, f"{place} is a property; the engine calls it", place, None, fails=True)
             params = [p for p in fn.params if p.kind in ("posonly", "pos")]
             own = params if "staticmethod" in fn.decorators else params[1:]
             if any(p.kind == "vararg" for p in fn.params):
                 continue
             required = [p for p in own if p.default is None]
             if len(required) > given or len(own) < given:
-                return Broken("b", f"{place} takes {len(required)} required argument(s); the engine passes "
-                                   f"{given}", place, None, fails=True)
+                return Broken(Link.CALL, f"{place} takes {len(required)} required argument(s); the engine passes "
+                                         f"{given}", place, None, fails=True)
         return None
 
     def _run(self, served: ClassEntity, defined: ClassEntity, name: str, path: ObjPath, out: Effect,
@@ -303,22 +303,23 @@ class VllmChainAnalysis:
             return capture.why
         if not names & capture.attrs:
             if not capture.attrs:
-                return Broken("d", f"{writer} writes {wrote} ({cls.qualname}); {capture.why}: nothing is captured",
-                              writer, capture.place)
+                return Broken(
+                    Link.READ, f"{writer} writes {wrote} ({cls.qualname}); {capture.why}: nothing is captured",
+                    writer, capture.place)
             reader = capture.test or capture.place
             read = ", ".join(f"self.{a}" for a in sorted(capture.attrs))
-            return Broken("d", f"{writer} writes {wrote} ({cls.qualname}); {reader} reads only {read}: "
-                               f"nothing is captured", writer, reader)
+            return Broken(Link.READ, f"{writer} writes {wrote} ({cls.qualname}); {reader} reads only {read}: "
+                                     f"nothing is captured", writer, reader)
         if not capture.returns:
-            return Broken("e", f"{writer} turns capture on in {obj} ({cls.qualname}), but {capture.why}: "
-                               f"the engine unpacks a tensor", writer, capture.place)
+            return Broken(Link.RETURN, f"{writer} turns capture on in {obj} ({cls.qualname}), but {capture.why}: "
+                                       f"the engine unpacks a tensor", writer, capture.place)
         if not path:
             return None
         dropped = self.passes_on(served, path)
         if isinstance(dropped, Place):
-            return Broken("e", f"{dropped} does not return what {obj}'s forward returns as it came (it keeps "
-                               f"only part of it): the aux hidden states {cls.qualname} collects never reach "
-                               f"the engine", writer, dropped)
+            return Broken(Link.RETURN, f"{dropped} does not return what {obj}'s forward returns as it came (it keeps "
+                                       f"only part of it): the aux hidden states {cls.qualname} collects never reach "
+                                       f"the engine", writer, dropped)
         return dropped
 
     # -- e, on the way up: every forward between the decoder and the engine ------

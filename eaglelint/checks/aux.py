@@ -36,6 +36,9 @@ CAPTURES = ("set_eagle3_layers_to_capture", "set_dflash_layers_to_capture", "set
 
 CODES = ("EGL020", "EGL021", "EGL022", "EGL023")
 SUBJECTS = WRAPPERS
+SUBJECT_TEXT = None  # its subjects are the wrappers discovery found
+files = None
+FIX = None  # no code of this family has an automatic fix
 
 
 def captures(context: Context) -> tuple[str, ...]:
@@ -56,7 +59,7 @@ def check(context: Context, wrapper: ClassEntity) -> list[Finding]:
             is_draft(resolver, wrapper):
         return []  # the engine captures aux hidden states on the target only
     classes, _ = wrapped_candidates(resolver, wrapper, attr)
-    return [Finding(os.path.abspath(wrapper.path), p.line, p.column, p.code, p.message,
+    return [Finding(os.path.abspath(wrapper.path), p.line, p.column, p.code, p.message, help=p.help,
                     class_name=info.name, wrapper_attribute=attr,
                     wrapped_class=classes[0].qualname if classes else None,
                     entry_class=is_served(resolver, wrapper))
@@ -69,6 +72,28 @@ class AuxProblem:
     line: int
     column: int
     message: str
+    help: tuple[str, ...]
+
+
+def aux_text(code: str, name: str, hook: str) -> tuple[str, tuple[str, ...]]:
+    """The message of each of this family's codes, for the wrapper `name` whose capture member is
+    `hook`; the help says what EAGLE-3 then gets, and what to write."""
+    if code == "EGL020":
+        return (f"{name}.forward runs the decoder itself but never unpacks (hidden_states, aux_hidden_states) "
+                f"when {FLAG} is set", ("with EAGLE-3 the logits processor gets a tuple",
+                                        "unpack it as the *ForCausalLM forward does"))
+    if code == "EGL021":
+        return (f"{name}.forward calls self.logits_processor without aux_hidden_states",
+                ("with EAGLE-3 the draft model gets no aux hidden states",
+                 "pass them (after hidden_states, lm_head, forward_batch)"))
+    if code == "EGL022":
+        return (f"{name} runs the decoder itself but does not set self.{FLAG} in __init__",
+                ("the engine and its forward read it on this object",
+                 f"set it to False in __init__ and to True in {hook} (or forward the language model's flag "
+                 "with a property)"))
+    return (f"{name} sets self.{FLAG} only to False",  # EGL023
+            (f"its forward never unpacks the aux hidden states that {hook} turns on in the language model",
+             f"set it to True in {hook}"))
 
 
 def _self_attr(node: ast.AST, *names: str) -> bool:
@@ -110,25 +135,15 @@ class AuxChecker:
         name = self.resolver.info(wrapper).name
         run = decoder_runs[0]
         if not self._unpacks(forward):
-            out.append(AuxProblem("EGL020", run.lineno, run.col_offset + 1, (
-                f"{name}.forward runs the decoder itself but never unpacks (hidden_states, aux_hidden_states) "
-                f"when {FLAG} is set; with EAGLE-3 the logits processor gets a tuple. Unpack it as the "
-                f"*ForCausalLM forward does")))
+            out.append(AuxProblem("EGL020", run.lineno, run.col_offset + 1, *aux_text("EGL020", name, hook)))
         if not any(_mentions_aux(arg) for call in logits_calls for arg in [*call.args, *call.keywords]):
             call = logits_calls[0]
-            out.append(AuxProblem("EGL021", call.lineno, call.col_offset + 1, (
-                f"{name}.forward calls self.logits_processor without aux_hidden_states; with EAGLE-3 the "
-                f"draft model gets no aux hidden states. Pass them (after hidden_states, lm_head, forward_batch)")))
+            out.append(AuxProblem("EGL021", call.lineno, call.col_offset + 1, *aux_text("EGL021", name, hook)))
         info = self.resolver.info(wrapper)
         if not self._initialises_flag(wrapper):
-            out.append(AuxProblem("EGL022", info.line, info.column, (
-                f"{name} runs the decoder itself but does not set self.{FLAG} in __init__; the engine and its "
-                f"forward read it on this object. Set it to False in __init__ and to True in {hook} "
-                f"(or forward the language model's flag with a property)")))
+            out.append(AuxProblem("EGL022", info.line, info.column, *aux_text("EGL022", name, hook)))
         elif self._never_turned_on(wrapper):
-            out.append(AuxProblem("EGL023", info.line, info.column, (
-                f"{name} sets self.{FLAG} only to False, so its forward never unpacks the aux hidden states "
-                f"that {hook} turns on in the language model; set it to True in {hook}")))
+            out.append(AuxProblem("EGL023", info.line, info.column, *aux_text("EGL023", name, hook)))
         return out
 
     def _never_turned_on(self, wrapper: ClassEntity) -> bool:

@@ -18,7 +18,7 @@ import os
 import re
 from pathlib import Path
 
-from ..analysis.capture_chain import Broken, CaptureChainAnalysis, Chain
+from ..analysis.capture_chain import Broken, CaptureChainAnalysis, Chain, Link
 from ..analysis.drafts import is_draft
 from ..analysis.owners import owner_analysis
 from ..analysis.resolve import ClassEntity
@@ -30,10 +30,12 @@ from .context import Context
 from .marker_scan import marked_targets
 from .owner import ClassIndex
 
-CODE_BY_LINK = {"b": "EGL050", "c": "EGL051", "d": "EGL051", "e": "EGL052", "f": "EGL053", "g": "EGL053"}
+CODE_BY_LINK = {Link.CALL: "EGL050", Link.WRITE: "EGL051", Link.READ: "EGL051", Link.RETURN: "EGL052",
+                Link.UNPACK: "EGL053", Link.PASS: "EGL053"}
 CODES = ("EGL050", "EGL051", "EGL052", "EGL053")
 CALL_FAILS = "EGL050"  # the engine's call raises: its argument, or a member the delegation reaches is missing
 SUBJECTS = "served classes with a capture member"
+FIX = None  # no code of this family has an automatic fix
 # the subjects are found by name (EntryClass); what --jobs workers parse ahead: the classes
 # that define a capture member (the rest a chain reads is parsed when it reads it)
 SUBJECT_TEXT = re.compile(r"def\s+set_(?:eagle3|dflash|dspark)_layers_to_capture")
@@ -152,14 +154,21 @@ def check(context: Context, cls: ClassEntity) -> list[Finding]:
     return out
 
 
+def text(name: str, hook: str, broken: Broken) -> tuple[str, tuple[str, ...]]:
+    """EGL050-EGL053's message: the served class, its member and the link that breaks; the help
+    line: what breaks it, with the writer and the reader (`Finding.sentence` joins them as
+    `support` says it)."""
+    return f"{name}: the capture chain of {hook} breaks at link {broken.link.letter}", (broken.message,)
+
+
 def _finding(context: Context, chain: Chain, broken: Broken, interface: str | None) -> Finding:
     info = context.resolver.info(chain.served)
     mod = context.resolver.module(chain.served.path)
     writer = broken.writer or chain.member
+    message, help_lines = text(info.name, chain.hook, broken)
     return Finding(
         os.path.abspath(chain.served.path), info.line, info.column,
-        CALL_FAILS if broken.fails else CODE_BY_LINK[broken.link],
-        f"{info.name}: the capture chain of {chain.hook} breaks at link {broken.link}: {broken.message}",
+        CALL_FAILS if broken.fails else CODE_BY_LINK[broken.link], message, help=help_lines,
         class_name=info.name, wrapped_class=chain.decoder.qualname if chain.decoder else None,
         method=chain.hook, wrapped_path=os.path.abspath(writer.cls.path), wrapped_line=writer.line,
         provider_class=chain.member.cls.qualname, interface=interface,

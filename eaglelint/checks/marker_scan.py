@@ -29,6 +29,7 @@ from ..fix.intent import Forward, MarkerBase
 from ..fix.marker import plan_marker_file
 from ..packs import Interface
 from .context import Context
+from .labels import inherited_by, subclass_labels
 from .marker import (
     DEFAULT_LAYERS,
     SETTER,
@@ -41,6 +42,7 @@ from .marker import (
 from .members import UNRESOLVED
 
 if TYPE_CHECKING:
+    from ..analysis.capture_chain import Broken
     from ..analysis.vllm_chain import VllmChainAnalysis
 
 CODE = "EGL030"  # fixable: the marker base (and the forwards it needs)
@@ -185,6 +187,7 @@ def _loaded(resolver: Resolver, cls: ClassEntity, attr: str) -> bool:
 
 CODES = (CODE, DECODER_CODE)
 SUBJECTS = "vllm-models"  # every class of a file that builds models: its own discovery
+SUBJECT_TEXT = None  # every class of those files
 
 
 def _marker_packs(context: Context) -> list[Interface]:
@@ -259,29 +262,24 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
     if served is not None and cls not in served and not lacking:
         return []  # never served as it is: a component, or every served subclass lists the marker
     info = resolver.info(cls)
-    labels = [s.qualname if s.path == cls.path else f"{s.qualname} ({Path(s.path).name})" for s in lacking]
-    also = f"; inherited by {', '.join(labels)}" if labels else ""
+    labels = subclass_labels(cls, lacking)
     common: dict[str, Any] = dict(class_name=info.name, interface=iface.name, wrapper_attribute=held.attr,
-                  entry_class=served is not None, subclasses=tuple(labels))
+                                  entry_class=served is not None, subclasses=labels)
     where = os.path.abspath(cls.path), info.line, info.column
     plan = scan.plan(cls)
     if plan is None:
         if not held.reasons or scan.candidates(cls, held) is not None:
             return []  # no class it may hold lists the marker: there is nothing to add
-        known = f"{', '.join(c.qualname for c in held.classes)} (none lists {iface.marker}) or " \
-            if held.classes else ""
-        none = " (and no registered text model can be read from vLLM's registry to choose from)" \
-            if all(is_checkpoint_choice(r) for r in held.reasons) else ""
-        return [Finding(*where, UNRESOLVED, f"{info.name} holds self.{held.attr}, but its class cannot be "
-                        f"resolved: {known}{'; '.join(held.reasons[:3])}{none}{also}", **common)]
+        message, help_lines = unresolved_text(info.name, held, iface.marker, labels)
+        return [Finding(*where, UNRESOLVED, message, help=help_lines, **common)]
     if satisfies_structurally(resolver, cls, plan.marker):
         return []
     if plan.candidates:
-        return [_from_checkpoint(resolver, plan, held, iface.marker, info.name, also, where, common)]
+        return [_from_checkpoint(resolver, plan, held, iface.marker, info.name, labels, where, common)]
     mixed = _mixed_choice(resolver, held, iface.marker)
     if mixed is not None:
-        return [Finding(*where, UNRESOLVED, f"{info.name} holds self.{held.attr}, whose class is chosen when the "
-                        f"model is built: {mixed}; listing {iface.marker} is right only for some{also}", **common)]
+        message, help_lines = mixed_text(info.name, held, iface.marker, mixed, labels)
+        return [Finding(*where, UNRESOLVED, message, help=help_lines, **common)]
     lister = next(c for c in resolver.mro(plan.lm) if plan.marker in resolver.bases(c)[0])
     at = f"{Path(lister.path).name}:{resolver.info(lister).line}"
     via = "" if lister == plan.lm else f" via {lister.qualname}"
@@ -290,28 +288,25 @@ def _one(scan: Scan, cls: ClassEntity, held: Held, subs: list[ClassEntity], ifac
     if chain is not None and chain.broken:
         broken = chain.broken[0]
         place = broken.reader or broken.writer or chain.member
-        return [Finding(*where, DECODER_CODE,
-                        f"{info.name} does not list {iface.marker}, but neither would it work with it: its "
-                        f"self.{held.attr} ({lm}) lists it, and its own capture chain breaks at link "
-                        f"{broken.link}: {broken.message}; fix that first{also}",
+        message, help_lines = decoder_text(info.name, held, iface.marker, lm, broken, labels)
+        return [Finding(*where, DECODER_CODE, message, help=help_lines,
                         wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(place.cls.path),
                         wrapped_line=place.line, provider_class=chain.decoder.qualname if chain.decoder else
                         place.cls.qualname, **common)]
-    forward = ""
+    message = f"{info.name} does not list {iface.marker} in its bases, while its self.{held.attr} ({lm}) does"
+    help_lines = (*_among(held), REFUSED)
     if plan.delegate:
-        forward = (f", and forward {' and '.join(plan.delegate)} to self.{held.attr}: "
-                   f"{_delegation_reason(resolver, plan)}")
-    return [Finding(*where, CODE,
-                    f"{info.name} does not list {iface.marker} in its bases, while its self.{held.attr} ({lm}) "
-                    f"does{_among(held)}; vLLM's supports_eagle3() refuses the wrapper for EAGLE-3. "
-                    f"Add {iface.marker} to its bases{forward} (eaglelint fix){also}",
+        help_lines += (f"forward {' and '.join(plan.delegate)} to self.{held.attr} too: "
+                       f"{_delegation_reason(resolver, plan)}",)
+    return [Finding(*where, CODE, message, help=(*help_lines, *inherited_by(labels)),
+                    fix_title=fix_title(iface.marker, plan.delegate, held.attr),
                     wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(lister.path),
                     wrapped_line=resolver.info(lister).line, provider_class=lister.qualname,
                     fix_refusal=_header_refusal(info), intent=_intent(resolver, plan, lister, iface.marker),
                     **common)]
 
 
-def _from_checkpoint(resolver: Resolver, plan: Plan, held: Held, marker: str, name: str, also: str,
+def _from_checkpoint(resolver: Resolver, plan: Plan, held: Held, marker: str, name: str, labels: tuple[str, ...],
                      where: tuple[str, int, int], common: dict[str, Any]) -> Finding:
     """EGL030 where the checkpoint's config picks the language model: without the marker,
     vLLM refuses EAGLE-3 for the wrapper whatever the checkpoint names, so the missing
@@ -320,7 +315,11 @@ def _from_checkpoint(resolver: Resolver, plan: Plan, held: Held, marker: str, na
     lister = next(c for c in resolver.mro(plan.lm) if plan.marker in resolver.bases(c)[0])
     known = f"{', '.join(c.qualname for c in held.classes)} or " if held.classes else ""
     examples = ", ".join(c.qualname for c in listing[:3]) + (", ..." if len(listing) > 3 else "")
-    forward = ""
+    message = (f"{name} does not list {marker} in its bases, while its self.{held.attr} may be any of "
+               f"{len(plan.candidates)} registered text models, {len(listing)} of which list it")
+    help_lines: tuple[str, ...] = (f"self.{held.attr} is {known}{held.reasons[0]}",
+                                   f"those that list {marker}: {examples}",
+                                   f"{REFUSED} whatever the checkpoint names")
     if plan.delegate:
         own = []
         for member in plan.delegate:
@@ -332,14 +331,11 @@ def _from_checkpoint(resolver: Resolver, plan: Plan, held: Held, marker: str, na
                            f"{', ...' if len(defining) > 2 else ''})")
         why = "; ".join(own) + ", which the protocol's default on the wrapper would bypass" if own \
             else _delegation_reason(resolver, plan)
-        forward = (f", and forward {' and '.join(plan.delegate)} to self.{held.attr}, raising where the model "
-                   f"held lacks them: {why}")
-    return Finding(*where, CODE,
-                   f"{name} does not list {marker} in its bases, while its self.{held.attr} is {known}"
-                   f"{held.reasons[0]}: any of {len(plan.candidates)} registered text models, {len(listing)} of "
-                   f"which list {marker} ({examples}); vLLM's supports_eagle3() refuses the wrapper for "
-                   f"EAGLE-3 whatever the checkpoint names. Add {marker} to its bases{forward} (eaglelint fix)"
-                   f"{also}", wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(lister.path),
+        help_lines += (f"forward {' and '.join(plan.delegate)} to self.{held.attr} too, raising where the model "
+                       f"held lacks them: {why}",)
+    return Finding(*where, CODE, message, help=(*help_lines, *inherited_by(labels)),
+                   fix_title=fix_title(marker, plan.delegate, held.attr),
+                   wrapped_class=plan.lm.qualname, wrapped_path=os.path.abspath(lister.path),
                    wrapped_line=resolver.info(lister).line, provider_class=lister.qualname,
                    fix_refusal=_header_refusal(resolver.info(plan.wrapper)),
                    intent=_intent(resolver, plan, lister, marker), **common)
@@ -358,10 +354,48 @@ def _intent(resolver: Resolver, plan: Plan, lister: ClassEntity, marker: str) ->
     return MarkerBase(marker, lister, plan.held.attr, tuple(forwards), bool(plan.candidates))
 
 
-def _among(held: Held) -> str:
+# -- the messages of this family's codes, each built here only ------------------------------------
+
+REFUSED = "vLLM's supports_eagle3() refuses the wrapper for EAGLE-3"
+
+
+def fix_title(marker: str, delegate: list[str], attr: str) -> str:
+    """What `eaglelint fix` writes for EGL030: the marker base, and the forwards the plan names."""
+    forward = f", and forward {' and '.join(delegate)} to self.{attr}" if delegate else ""
+    return f"add {marker} to its bases{forward}"
+
+
+def unresolved_text(name: str, held: Held, marker: str, subclasses: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """EGL010 for a vLLM wrapper whose held class cannot be resolved: the classes known (none
+    lists the marker) and the reasons."""
+    known = f"{', '.join(c.qualname for c in held.classes)} (none lists {marker}) or " if held.classes else ""
+    none = " (and no registered text model can be read from vLLM's registry to choose from)" \
+        if all(is_checkpoint_choice(r) for r in held.reasons) else ""
+    return (f"{name} holds self.{held.attr}, but its class cannot be resolved",
+            (f"{known}{'; '.join(held.reasons[:3])}{none}", *inherited_by(subclasses)))
+
+
+def mixed_text(name: str, held: Held, marker: str, mixed: str, subclasses: tuple[str, ...],
+               ) -> tuple[str, tuple[str, ...]]:
+    """EGL010 for a vLLM wrapper whose held class is chosen when the model is built, and the
+    marker is right for only some of the choices."""
+    return (f"{name} holds self.{held.attr}, whose class is chosen when the model is built",
+            (mixed, f"listing {marker} is right only for some", *inherited_by(subclasses)))
+
+
+def decoder_text(name: str, held: Held, marker: str, lm: str, broken: Broken, subclasses: tuple[str, ...],
+                 ) -> tuple[str, tuple[str, ...]]:
+    """EGL031: the marker would not help, the language model's own capture chain breaks."""
+    return (f"{name} does not list {marker}, but its self.{held.attr} ({lm}), which lists it, breaks its own "
+            f"capture chain at link {broken.link.letter}",
+            (broken.message, "fix that first: listing the marker would not make it capture",
+             *inherited_by(subclasses)))
+
+
+def _among(held: Held) -> tuple[str, ...]:
     if len(held.classes) < 2:
-        return ""
-    return f" (as does each class the config may pick: {', '.join(c.qualname for c in held.classes)})"
+        return ()
+    return (f"as does each class the config may pick: {', '.join(c.qualname for c in held.classes)}",)
 
 
 def _mixed_choice(resolver: Resolver, held: Held, marker: str) -> str | None:

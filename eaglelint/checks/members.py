@@ -34,6 +34,7 @@ from ..fix.members import data_member, default_refusal, plan_delegation_file
 from ..packs import InterfaceMethod, load_interfaces
 from .context import WRAPPERS, Context, wrappers
 from .held import holds_language_model
+from .labels import inherited_by, subclass_labels
 
 SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
 OPTIONAL_CODE = "EGL003"  # a target member the engine tests for (hasattr/getattr) and copes without
@@ -49,6 +50,8 @@ def code_for(member: InterfaceMethod) -> str:
 CODES = (*SEVERITY_BY_CALLED_ON.values(), OPTIONAL_CODE, UNRESOLVED)
 FIX = plan_delegation_file  # its fixable codes' fix: a delegating method per finding
 SUBJECTS = WRAPPERS
+SUBJECT_TEXT = None  # its subjects are the wrappers discovery found
+files = None
 subjects = wrappers
 
 
@@ -87,21 +90,19 @@ def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMet
         if declares_marker(resolver, cls):
             return []  # a vLLM model that declares EAGLE-3 support: nothing missing, whatever it holds
         subs = [(s, e) for s, e in subs if not all(presence(resolver, s, m.name, attr) is True for m in methods)]
-        labels = _labels(cls, subs)
-        also = f"; inherited by {', '.join(labels)}" if labels else ""
-        return [Finding(path, info.line, info.column, UNRESOLVED,
-                        f"{info.name} holds self.{attr}, but its class cannot be resolved: "
-                        f"{'; '.join(reasons[:3])}{also}", **common,
+        labels = subclass_labels(cls, (s for s, _ in subs))
+        message, help_lines = unresolved_text(info.name, attr, reasons, labels)
+        return [Finding(path, info.line, info.column, UNRESOLVED, message, help=help_lines, **common,
                         entry_class=is_served(resolver, cls) or any(e for _, e in subs),
-                        subclasses=tuple(labels))]
+                        subclasses=labels)]
     if is_dynamic_attr(attr):  # `setattr(self, name, LM(...))`: no attribute a delegation could name
         missing = [m.name for m in methods if presence(resolver, cls, m.name, attr) is not True
                    and _provider(resolver, classes, m.name)]
-        return [Finding(path, info.line, info.column, UNRESOLVED,
-                        f"{info.name} holds a language model ({classes[0].qualname}) under a name set at run "
-                        f"time ({attr.strip('<>')}): cannot tell which attribute holds it, nor whether "
-                        f"{', '.join(missing)} reach it", **common, wrapped_class=classes[0].qualname,
-                        entry_class=is_served(resolver, cls))] if missing else []
+        if not missing:
+            return []
+        message, help_lines = run_time_name_text(info.name, classes[0], attr, missing)
+        return [Finding(path, info.line, info.column, UNRESOLVED, message, help=help_lines, **common,
+                        wrapped_class=classes[0].qualname, entry_class=is_served(resolver, cls))]
     out = []
     for method in methods:
         has = presence(resolver, cls, method.name, attr)
@@ -117,33 +118,25 @@ def _judge(run: Context, cls: ClassEntity, attr: str, methods: list[InterfaceMet
             held_by = f"{attr}.{inner_attr}"
         wrapped, member = provider
         if isinstance(has, Unknown):
-            out.append(Finding(path, info.line, info.column, UNRESOLVED,
-                               f"{info.name}: cannot tell whether it has {method.name}, which its {attr} "
-                               f"({wrapped.qualname}) provides: {has.reason}", **common, method=method.name,
-                               wrapped_class=wrapped.qualname, entry_class=is_served(resolver, cls)))
+            message, help_lines = undecided_text(info.name, method.name, attr, wrapped, has.reason)
+            out.append(Finding(path, info.line, info.column, UNRESOLVED, message, help=help_lines, **common,
+                               method=method.name, wrapped_class=wrapped.qualname,
+                               entry_class=is_served(resolver, cls)))
             continue
         inheriting = [(s, e) for s, e in subs if presence(resolver, s, method.name, attr) is not True]
         entry = is_served(resolver, cls) or any(e for _, e in inheriting)
         providing = sum(1 for c in candidates if provides(resolver, c, method.name))
         every = not reasons and providing == len(candidates)
-        finding = _finding(path, info, held_by, method, wrapped, member, _labels(cls, inheriting), entry,
-                           (providing, len(candidates)))
-        function, refused = _delegated(resolver, cls, method, member)
         how = "delegate"
+        function, refused = _delegated(resolver, cls, method, member)
         if method.name == CAPTURE_HOOK and refused is None:
             chains = owner_analysis(resolver).chains
             held = candidates if held_by == attr else wrapped_candidates(resolver, cls, held_by)[0]
             how, why = chains.wrapper_capture_plan(cls, held, held_by)
-            if how == "owner" and held_by == attr:
-                finding = replace(finding, message=finding.message.replace(
-                    "add a delegation (eaglelint fix)",
-                    f"but {wrapped.qualname} is a decoder body whose {method.name} only marks layers: write it "
-                    f"as an owner does (eaglelint fix sets self.{CAPTURE_FLAG}, maps None to the default "
-                    f"layers, shifts by one, and calls it)"))
-            if how == "refuse" and held_by == attr:
-                finding = replace(finding, message=finding.message.replace(
-                    "add a delegation (eaglelint fix)", f"no automatic fix: {why}"))
             refused = why if how == "refuse" else None
+        finding = _finding(path, info, held_by, method, wrapped, member,
+                           list(subclass_labels(cls, (s for s, _ in inheriting))), entry,
+                           (providing, len(candidates)), how)
         intent: Delegate | CaptureAsOwner | None = None
         if refused is None and how == "owner":
             intent = CaptureAsOwner(held_by)
@@ -157,10 +150,6 @@ def declares_marker(resolver: Resolver, cls: ClassEntity) -> bool:
     """cls lists a pack's marker protocol (vLLM's SupportsEagle3) among its bases."""
     markers = {i.marker for i in load_interfaces().values() if i.marker}
     return any(c.qualname in markers for c in resolver.mro(cls))
-
-
-def _labels(cls: ClassEntity, subs: list[tuple[ClassEntity, bool]]) -> list[str]:
-    return [s.qualname if s.path == cls.path else f"{s.qualname} ({Path(s.path).name})" for s, _ in subs]
 
 
 def _delegated(resolver: Resolver, wrapper: ClassEntity, method: InterfaceMethod,
@@ -222,28 +211,70 @@ def _held_provider(run: Context, classes: list[ClassEntity], name: str,
 
 
 def _finding(path, info, attr, method: InterfaceMethod, wrapped: ClassEntity, member: Member,
-             subclasses: list[str], entry: bool, providing: tuple[int, int] = (1, 1)) -> Finding:
-    """`providing`: how many of the classes the attribute may hold provide the member, of how many."""
-    where = f"{Path(member.owner.path).name}:{member.line}"
-    via = "" if member.owner == wrapped else f" via {member.owner.qualname}"
-    some, candidates = providing
-    several = some < candidates  # some of the classes it may hold lack it: say how many have it
-    held = f"{some} of the {candidates} classes its {attr} may hold ({wrapped.qualname}{via}, {where}, ...)" \
-        if several else f"its {attr} ({wrapped.qualname}{via}, {where})"
-    draft = " (the engine calls it only on draft models today)" if method.called_on == "draft" else \
-        " (the engine tests for it and falls back without it)" if not method.required else ""
-    also = f"; inherited by {', '.join(subclasses)}" if subclasses else ""
-    message = (
-        f"{info.name} lacks {method.name}, which {held} "
-        f"provide{'' if several else 's'}{draft}{also}; add a delegation (eaglelint fix)"
-    )
+             subclasses: list[str], entry: bool, providing: tuple[int, int] = (1, 1),
+             how: str = "delegate") -> Finding:
+    """`providing`: how many of the classes the attribute may hold provide the member, of how many;
+    `how`: the fix (capture_chain.py `wrapper_capture_plan`: delegate, owner, refuse)."""
+    message, help_lines = delegation_text(info.name, method, attr, wrapped, member, providing, subclasses, how)
     return Finding(
-        path, info.line, info.column, code_for(method), message,
+        path, info.line, info.column, code_for(method), message, help=help_lines,
+        fix_title=fix_title(method.name, attr, how),
         class_name=info.name, wrapped_class=wrapped.qualname, method=method.name,
         wrapped_path=os.path.abspath(member.owner.path), wrapped_line=member.line,
         provider_class=member.owner.qualname, interface=method.interface,
         wrapper_attribute=attr, entry_class=entry, subclasses=tuple(subclasses),
     )
+
+
+# -- the messages of this family's codes, each built here only ------------------------------------
+
+def delegation_text(name: str, method: InterfaceMethod, attr: str, wrapped: ClassEntity, member: Member,
+                    providing: tuple[int, int], subclasses: list[str], how: str) -> tuple[str, tuple[str, ...]]:
+    """EGL001/EGL002/EGL003: the member the wrapper lacks and what provides it; the help says
+    when the engine calls it, who inherits the gap, and why a capture member is written as
+    an owner writes it."""
+    where = f"{Path(member.owner.path).name}:{member.line}"
+    some, candidates = providing
+    several = some < candidates  # some of the classes it may hold lack it: say how many have it
+    held = f"{some} of the {candidates} classes its {attr} may hold" if several \
+        else f"its {attr} ({wrapped.qualname}, {where})"
+    help_lines: tuple[str, ...] = (f"among them {wrapped.qualname} ({where})",) if several else ()
+    if member.owner != wrapped:
+        help_lines += (f"{wrapped.qualname} inherits it from {member.owner.qualname}",)
+    if method.called_on == "draft":
+        help_lines += ("the engine calls it only on draft models today",)
+    elif not method.required:
+        help_lines += ("the engine tests for it and falls back without it",)
+    help_lines += inherited_by(subclasses)
+    if how == "owner":
+        help_lines += (f"{wrapped.qualname} is a decoder body whose {method.name} only marks layers",)
+    return f"{name} lacks {method.name}, which {held} provide{'' if several else 's'}", help_lines
+
+
+def fix_title(member: str, attr: str, how: str = "delegate") -> str | None:
+    """What `eaglelint fix` writes for EGL001/EGL002/EGL003 (none where `how` is refuse)."""
+    if how == "owner":
+        return (f"write {member} as an owner does: set self.{CAPTURE_FLAG}, map None to the default layers, "
+                f"shift by one, and call it on self.{attr}")
+    return f"delegate {member} to self.{attr}" if how == "delegate" else None
+
+
+def unresolved_text(name: str, attr: str, reasons: list[str], subclasses: tuple[str, ...],
+                    ) -> tuple[str, tuple[str, ...]]:
+    """EGL010 where the held class cannot be resolved: the reasons (the first three), and who inherits it."""
+    return f"{name} holds self.{attr}, but its class cannot be resolved", (*reasons[:3], *inherited_by(subclasses))
+
+
+def run_time_name_text(name: str, held: ClassEntity, attr: str, missing: list[str]) -> tuple[str, tuple[str, ...]]:
+    """EGL010 where the language model is held under a name set at run time (`setattr(self, name, LM(...))`)."""
+    return (f"{name} holds a language model ({held.qualname}) under a name set at run time ({attr.strip('<>')})",
+            (f"cannot tell which attribute holds it, nor whether {', '.join(missing)} reach it",))
+
+
+def undecided_text(name: str, member: str, attr: str, wrapped: ClassEntity, reason: str,
+                   ) -> tuple[str, tuple[str, ...]]:
+    """EGL010 where whether the wrapper has the member cannot be told."""
+    return f"{name}: cannot tell whether it has {member}, which its {attr} ({wrapped.qualname}) provides", (reason,)
 
 
 def _subclasses(run: Context, wrapper: ClassEntity, attr: str) -> list[tuple[ClassEntity, bool]]:

@@ -31,6 +31,7 @@ from ..analysis.owners import (
     OWNER_MEMBERS,
     Owner,
     OwnerAnalysis,
+    Sibling,
     owner_analysis,
 )
 from ..analysis.presence import has_member
@@ -43,6 +44,7 @@ from ..fix.intent import OwnerMember
 from ..fix.owner import ClassPlan, NotFixable, plan_class, plan_owner_file, writes_capture
 from ..packs import InterfaceMethod
 from .context import Context
+from .labels import inherited_by, subclass_labels
 
 CODE = "EGL040"  # fixable: eaglelint writes the members as the sibling does
 NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)
@@ -261,10 +263,9 @@ def _own_forward(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
         reason = plan.refusals.get(CAPTURE_HOOK, "")
         if not plan.edits and not reason:
             return []  # its forward already unpacks and passes them
-    how = f"change it by hand ({reason})" if reason else "eaglelint fix unpacks and passes them there"
-    return [_inherited(analysis, gap, entry, gap.owner, NO_FIX_CODE if reason else CODE, wanted,
-                       f"its own forward does not hand the aux hidden states to its logits processor; {how}",
-                       OwnerMember(CAPTURE_HOOK, plan) if plan is not None and not reason else None)]
+    text = own_forward_text(analysis.resolver.info(entry).name, gap.cls, gap.owner.decoders[0].cls)
+    return [_inherited(analysis, gap, entry, gap.owner, NO_FIX_CODE if reason else CODE, wanted, text,
+                       OwnerMember(CAPTURE_HOOK, plan) if plan is not None and not reason else None, reason or None)]
 
 
 def _shield(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
@@ -278,32 +279,29 @@ def _shield(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity,
             or gap.owner.collects is not True or has_member(analysis.resolver, entry, CAPTURE_HOOK) \
             or not writes_capture(analysis, gap.owner, gap.missing):
         return []
-    decoder, name = own.decoders[0], analysis.resolver.info(entry).name
     intent: OwnerMember | None = None
     refused: str | None = None
     try:  # the member that raises, planned as the fix writes it
         intent = OwnerMember(CAPTURE_HOOK, plan_class(analysis, replace(own, cls=entry), (CAPTURE_HOOK,)))
     except NotFixable as exc:
         refused = str(exc)
-    return [_inherited(analysis, gap, entry, own, CODE, wanted,
-                       f"it passes its base {decoder.cls.qualname}, whose {decoder.why}: the inherited member would "
-                       f"capture nothing; eaglelint fix gives {name} one that raises AttributeError, as the engine's "
-                       "call does now", intent, refused)]
+    text = shield_text(analysis.resolver.info(entry).name, gap.cls, own.decoders[0].cls, own.decoders[0].why)
+    return [_inherited(analysis, gap, entry, own, CODE, wanted, text, intent, refused)]
 
 
 def _inherited(analysis: OwnerAnalysis, gap: OwnerGap, entry: ClassEntity, owner: Owner, code: str,
-               wanted: dict[str, InterfaceMethod], why: str, intent: OwnerMember | None,
-               refused: str | None = None) -> Finding:
+               wanted: dict[str, InterfaceMethod], text: tuple[str, tuple[str, ...], str],
+               intent: OwnerMember | None, refusal: str | None = None) -> Finding:
     """A registered subclass's own finding about the capture member it would inherit from the
-    base the fix writes it into (`why`: what stands in its way, and what the fix does; `intent`:
+    base the fix writes it into (`text`: what stands in its way, and what the fix does; `intent`:
     the plan of the subclass's fix, None where it has none)."""
     info = analysis.resolver.info(entry)
-    message = f"{info.name} would inherit {CAPTURE_HOOK} from {gap.cls.qualname} once eaglelint fix writes it there, " \
-              f"but {why}"
-    return Finding(os.path.abspath(entry.path), info.line, info.column, code, message, class_name=info.name,
+    message, help_lines, title = text
+    return Finding(os.path.abspath(entry.path), info.line, info.column, code, message, help=help_lines,
+                   fix_title=title, fix_refusal=refusal, class_name=info.name,
                    wrapped_class=owner.decoders[0].cls.qualname, method=CAPTURE_HOOK,
                    interface=wanted[CAPTURE_HOOK].interface, wrapper_attribute=owner.attr, entry_class=True,
-                   fix_refusal=refused, intent=intent)
+                   intent=intent)
 
 
 def _chooser_gap(analysis: OwnerAnalysis, entry: ClassEntity, members: tuple[str, ...]) -> OwnerGap | None:
@@ -400,9 +398,7 @@ def _findings(analysis: OwnerAnalysis, gap: OwnerGap, wanted: dict[str, Interfac
         plan = plan_class(analysis, gap.owner, gap.missing)
     except NotFixable as exc:
         reason = str(exc)
-    subclasses = [e.qualname if e.path == gap.cls.path else f"{e.qualname} ({Path(e.path).name})"
-                  for e, _ in gap.entries if e != gap.cls]
-    also = f"; inherited by {', '.join(subclasses)}" if subclasses else ""
+    subclasses = subclass_labels(gap.cls, (e for e, _ in gap.entries if e != gap.cls))
     out = []
     for member in gap.missing:
         refused = plan.refusals.get(member) if plan else None
@@ -410,19 +406,55 @@ def _findings(analysis: OwnerAnalysis, gap: OwnerGap, wanted: dict[str, Interfac
         why = refused or reason
         sibling = plan_here.siblings.get(member) if plan_here else None
         contract = plan_here.contracts.get(member) if plan_here else None
-        where = (f"as {sibling.cls.qualname} ({Path(sibling.member.owner.path).name}:{sibling.member.line}) "
-                 f"writes it for the same decoder family (eaglelint fix)") if sibling else \
-            f"from its decoder ({contract}; eaglelint fix)" if contract else \
-            f"by hand (no automatic fix: {why})"
-        message = (f"{info.name} owns lm_head and holds self.{gap.owner.attr} = {decoder.cls.qualname}, whose "
-                   f"{decoder.why}, but it lacks {member}, which the engine calls for EAGLE-3; write it {where}{also}")
+        message, help_lines = owner_text(info.name, member, gap.owner.attr, decoder.cls, decoder.why, subclasses)
         out.append(Finding(
             os.path.abspath(gap.cls.path), info.line, info.column, CODE if plan_here else NO_FIX_CODE, message,
+            help=help_lines, fix_title=fix_title(sibling, contract), fix_refusal=None if plan_here else why,
             class_name=info.name, wrapped_class=decoder.cls.qualname, method=member,
             wrapped_path=os.path.abspath(sibling.member.owner.path) if sibling else None,
             wrapped_line=sibling.member.line if sibling else None,
             provider_class=sibling.member.owner.qualname if sibling else None,
             interface=wanted[member].interface, wrapper_attribute=gap.owner.attr,
-            entry_class=any(is_entry for _, is_entry in gap.entries), subclasses=tuple(subclasses),
+            entry_class=any(is_entry for _, is_entry in gap.entries), subclasses=subclasses,
             intent=OwnerMember(member, plan_here) if plan_here else None))
     return out
+
+
+# -- the messages of this family's codes, each built here only ------------------------------------
+
+def owner_text(name: str, member: str, attr: str, decoder: ClassEntity, collects: str,
+               subclasses: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """EGL040/EGL041: the member the owner lacks; the help says what its decoder collects (`collects`:
+    the owner analysis's `why`), and who inherits the gap."""
+    return (f"{name} lacks {member}, which the engine calls for EAGLE-3: it owns lm_head and holds "
+            f"self.{attr} = {decoder.qualname}", (collects, *inherited_by(subclasses)))
+
+
+def fix_title(sibling: Sibling | None, contract: str | None) -> str | None:
+    """What `eaglelint fix` writes for EGL040: the member as the decoder family's sibling writes
+    it, or read off the decoder (None: there is no fix, EGL041, and the finding says why)."""
+    if sibling is not None:
+        return (f"write it as {sibling.cls.qualname} ({Path(sibling.member.owner.path).name}:{sibling.member.line}) "
+                f"writes it for the same decoder family")
+    return f"write it from its decoder ({contract})" if contract else None
+
+
+def own_forward_text(name: str, base: ClassEntity, decoder: ClassEntity) -> tuple[str, tuple[str, ...], str]:
+    """EGL040/EGL041 of a registered subclass that would inherit the capture member the fix writes
+    into its base (for the base's decoder), but whose own forward drops what the member turns on;
+    and the fix's title."""
+    return (f"{name}.forward does not hand its logits processor the aux hidden states that {CAPTURE_HOOK} turns on",
+            (f"{name} would inherit {CAPTURE_HOOK} from {base.qualname} once eaglelint fix writes it there "
+             f"(its decoder {decoder.qualname} collects them)",),
+            "unpack the aux hidden states in its forward and pass them to its logits processor")
+
+
+def shield_text(name: str, base: ClassEntity, decoder: ClassEntity, collects: str,
+                ) -> tuple[str, tuple[str, ...], str]:
+    """EGL040 of a registered subclass that passes its base a decoder collecting nothing (`collects`:
+    why it collects nothing), where the fix writes the capture member into the base; and the
+    fix's title."""
+    return (f"{name} would inherit from {base.qualname} a {CAPTURE_HOOK} that captures nothing",
+            (f"eaglelint fix writes {CAPTURE_HOOK} into {base.qualname}, but {name} passes it {decoder.qualname}, "
+             f"whose {collects}",),
+            f"give {name} a {CAPTURE_HOOK} that raises AttributeError, as the engine's call does now")

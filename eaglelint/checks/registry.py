@@ -1,14 +1,15 @@
 """The rule families, and the one place where an internal error becomes a finding.
 
-Each family module declares `CODES`, `subjects(context)` (the classes it judges) and
-`check(context, cls)` (their findings); a family that finds its subjects in files other
-than the wrappers' also declares `files(context)`, so they can be summarised in parallel;
-one with fixable codes declares `FIX`, the file planner (fix/edits.py `Planner`) that
-plans their fix. The registry runs every family over its subjects, then (`plan_fixes`)
-each family's planner once per file over its fixable findings there, so that every
-such finding leaves the check carrying its fix or the reason it has none: the fix
-stage and SARIF only apply what findings carry, and never compare codes. Adding a
-rule family is adding its module to `FAMILIES`.
+Each family module is a `RuleFamily`: it declares `CODES`, `SUBJECTS`, `subjects(context)`
+(the classes it judges) and `check(context, cls)` (their findings); `files(context)`, where
+it finds its subjects in files other than the wrappers' (so they can be summarised in
+parallel), with `SUBJECT_TEXT`; and `FIX`, the file planner (fix/edits.py `Planner`) that
+plans the fix of its fixable codes. Those three are None in a family without them: mypy
+checks every module of `FAMILIES` against the protocol. The registry runs every family
+over its subjects, then (`plan_fixes`) each family's planner once per file over its
+fixable findings there, so that every such finding leaves the check carrying its fix or
+the reason it has none: the fix stage and SARIF only apply what findings carry, and never
+compare codes. Adding a rule family is adding its module to `FAMILIES`.
 
 Why isolation lives here: a linter that runs on strangers' pull requests meets code no
 test foresaw (an inheritance chain thousands deep, a construct the resolver
@@ -22,10 +23,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from types import ModuleType
+from typing import Protocol
 
 from ..analysis.project import FoundBroken, Project, internal_error
 from ..analysis.resolve import ClassEntity, Resolver
@@ -35,7 +36,34 @@ from ..packs import load_codes
 from . import aux, chain, marker_scan, members, owner
 from .context import Context
 
-FAMILIES: tuple[ModuleType, ...] = (members, aux, marker_scan, owner, chain)
+
+class RuleFamily(Protocol):
+    """What a rule family module declares (read-only: a module satisfies it by its names)."""
+
+    @property
+    def __name__(self) -> str: ...  # the module's: `eaglelint rule CODE` names it
+
+    @property
+    def CODES(self) -> tuple[str, ...]: ...
+
+    @property
+    def SUBJECTS(self) -> str: ...  # families that judge the same subjects share their failures
+
+    @property
+    def SUBJECT_TEXT(self) -> re.Pattern[str] | None: ...  # what a subject's text holds (None: any)
+
+    @property
+    def files(self) -> Callable[[Context], list[Path]] | None: ...  # the files it reads beyond the wrappers'
+
+    @property
+    def FIX(self) -> Planner | None: ...  # the planner of its fixable codes' fix
+
+    def subjects(self, context: Context, /) -> Iterable[ClassEntity]: ...
+
+    def check(self, context: Context, cls: ClassEntity, /) -> list[Finding]: ...
+
+
+FAMILIES: tuple[RuleFamily, ...] = (members, aux, marker_scan, owner, chain)
 
 
 def subject_files(context: Context) -> dict[Path, re.Pattern[str] | None]:
@@ -46,9 +74,8 @@ def subject_files(context: Context) -> dict[Path, re.Pattern[str] | None]:
     to them."""
     out: dict[Path, re.Pattern[str] | None] = {}
     for family in FAMILIES:
-        files = getattr(family, "files", None)
-        text = getattr(family, "SUBJECT_TEXT", None)
-        for path in files(context) if files else ():
+        text = family.SUBJECT_TEXT
+        for path in family.files(context) if family.files is not None else ():
             if path in out and out[path] != text:  # both families' classes: either text
                 seen = out[path]
                 out[path] = None if seen is None or text is None else re.compile(f"{seen.pattern}|{text.pattern}")
@@ -61,9 +88,8 @@ def run_checks(context: Context) -> list[Finding]:
     out: list[Finding] = []
     failed: set[tuple[str, ClassEntity]] = set()
     for family in FAMILIES:
-        subjects: Iterable[ClassEntity] = family.subjects(context)
-        kind: str = family.SUBJECTS  # families that judge the same subjects share their failures
-        for cls in subjects:
+        kind = family.SUBJECTS  # families that judge the same subjects share their failures
+        for cls in family.subjects(context):
             if (kind, cls) in failed:
                 continue
             try:
@@ -81,7 +107,12 @@ def fixer_of(code: str) -> Planner | None:
     """The fix of a code codes.toml calls fixable: the `FIX` of the family that declares it."""
     if not load_codes()[code].fixable:
         return None
-    return next((getattr(f, "FIX", None) for f in FAMILIES if code in f.CODES), None)
+    return next((f.FIX for f in FAMILIES if code in f.CODES), None)
+
+
+def module_of(code: str) -> str | None:
+    """The module of the family that declares `code` (None for a code no family declares)."""
+    return next((f.__name__ for f in FAMILIES if code in f.CODES), None)
 
 
 def family_rank(code: str) -> int:
@@ -102,7 +133,8 @@ def plan_fixes(findings: list[Finding], project: Project, style: str) -> list[Fi
             todo.setdefault((family_rank(f.code), os.path.abspath(f.path)), []).append(i)
     out = list(findings)
     for (rank, path), indexes in todo.items():
-        planner: Planner = FAMILIES[rank].FIX
+        planner = FAMILIES[rank].FIX
+        assert planner is not None, "a family with fixable codes declares FIX"
         items = [findings[i] for i in indexes]
         try:
             planned = planner(EditableFile.as_checked(Path(path), project), items, project, style)

@@ -46,7 +46,21 @@ def rule_cmd(code: str):
 
 
 def rule_facts(rule: RuleCode) -> str:
-    return f"Severity: {rule.severity}. Automatic fix: {'yes (eaglelint fix)' if rule.fixable else 'no'}."
+    return f"Severity: {rule.severity}. Automatic fix: {'yes (eaglelint fix)' if rule.fixable else 'no'}. " \
+           f"Implemented in `{implemented_in(rule.code)}`."
+
+
+def implemented_in(code: str) -> str:
+    """The module that makes `code`'s findings: its rule family's (checks/registry.py), or the
+    stage that reports it (an unused suppression, a file or class that could not be checked)."""
+    from ..checks import registry
+    from ..findings import INTERNAL_ERROR
+    from ..pipeline import suppressions
+
+    stages = {suppressions.UNUSED_SUPPRESSION: suppressions.__name__, INTERNAL_ERROR: registry.__name__}
+    found = registry.module_of(code) or stages.get(code)
+    assert found is not None, f"{code}: no module makes its findings"
+    return found
 
 
 def rule_sections(rule: RuleCode) -> list[tuple[str, str, bool]]:

@@ -116,7 +116,8 @@ def read_checkpoint_config(path: Path) -> dict:
 
 def _finding_json(f: Finding) -> dict:
     return {"code": f.code, "path": display_path(f.path), "line": f.line, "class": f.class_name,
-            "message": f.message, "fixable": f.fixable}
+            "message": f.message, "help": list(f.help), "fix_title": f.fix_title, "fix_refusal": f.fix_refusal,
+            "fixable": f.fixable}
 
 
 def verdicts_json(verdicts: list[Verdict], checkpoint: Path | None) -> list[dict]:
@@ -153,6 +154,8 @@ def write_verdicts(verdicts: list[Verdict], checkpoint: Path | None) -> None:
         click.echo(f"  why: {v.reason}")
         for f in v.findings:
             click.echo(f"  {f.code} {display_path(f.path)}:{f.line}: {f.message}")
+            for note in f.notes:
+                click.echo(f"    help: {note}")
 
 
 @click.command("support")

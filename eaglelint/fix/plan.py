@@ -45,7 +45,7 @@ def plan_fixes(findings: list[Finding], project: Project, roots: list[Path] | No
         elif f.fix is not None:
             todo.setdefault(family_rank(f.code), {}).setdefault(os.path.abspath(f.path), []).append(f)
         else:
-            plan.left.append((f, f.fix_refusal or f"{f.message} (no automatic fix for {f.code})"))
+            plan.left.append((f, f.fix_refusal or f"{f.sentence} (no automatic fix for {f.code})"))
     planned: dict[str, FileFix] = {}  # one rewrite per file, all its families' fixes merged
     for _, by_file in sorted(todo.items()):
         for path, items in sorted(by_file.items()):

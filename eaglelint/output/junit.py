@@ -30,7 +30,8 @@ def junit_tree(findings: list[Finding]) -> ET.Element:
             name = f"{f.code} {f.class_name}{'.' + f.method if f.method else ''}".strip()
             case = ET.SubElement(suite, "testcase", name=name, classname=path, file=path, line=str(f.line))
             failure = ET.SubElement(case, "failure", message=f.message, type=f.code)
-            failure.text = f"{path}:{f.line}:{f.column}: {f.code} [{f.severity}] {f.message}"
+            failure.text = "\n".join((f"{path}:{f.line}:{f.column}: {f.code} [{f.severity}] {f.message}",
+                                       *(f"  help: {note}" for note in f.notes)))
     return root
 
 

@@ -19,6 +19,7 @@ from ..packs import load_codes
 
 PROGRESS_MIN_FILES = 40  # fewer files finish before a bar would be worth drawing
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+HELP_INDENT = "    "  # under a finding's `  line:col` location
 ENTRY_CLASS_LEGEND = ("(EntryClass): the class is listed in its module's `EntryClass`, so SGLang serves it as a "
                       "model architecture; a gap there breaks launching that model with speculative decoding.")
 
@@ -31,6 +32,9 @@ def finding_dict(f: Finding) -> dict:
         "code": f.code,
         "severity": f.severity,
         "message": f.message,
+        "help": list(f.help),
+        "fix_title": f.fix_title,
+        "fix_refusal": f.fix_refusal,
         "class": f.class_name,
         "wrapped_class": f.wrapped_class,
         "method": f.method,
@@ -56,7 +60,8 @@ Line = tuple[list[Segment], bool]  # segments, and whether rich highlights numbe
 
 
 def text_lines(findings: list[Finding], quiet: bool = False) -> list[Line]:
-    """The human report, grouped by file (one line per finding with `quiet`)."""
+    """The human report, grouped by file: each finding's short message, then its help lines
+    indented under it, as ruff prints a fix title (`quiet`: one line per finding, the message only)."""
     lines: list[Line] = []
     current = None
     for f in findings:
@@ -73,8 +78,11 @@ def text_lines(findings: list[Finding], quiet: bool = False) -> list[Line]:
         if f.included_because and quiet:
             line += [(" ", ""), (f"(checked because it {f.included_because})", "dim")]
         lines.append((line, False))
-        if f.included_because and not quiet:
-            lines.append(([("    ", ""), (f"note: checked because it {f.included_because}", "dim")], False))
+        if quiet:
+            continue
+        lines += [([(f"{HELP_INDENT}help: ", "bold cyan"), (note, "")], False) for note in f.notes]
+        if f.included_because:
+            lines.append(([(HELP_INDENT, ""), (f"note: checked because it {f.included_because}", "dim")], False))
     if quiet:
         return lines
     if not findings:
@@ -130,7 +138,7 @@ def write_lines(lines: list[Line], out: TextIO) -> None:
 
 
 def write_concise(findings: list[Finding], out: TextIO) -> None:
-    """One plain line per finding, `path:line:col: CODE message`, as ruff's concise format."""
+    """One plain line per finding, `path:line:col: CODE message`, as ruff's concise format (no help lines)."""
     for f in findings:
         out.write(f"{display_path(f.path)}:{f.line}:{f.column}: {f.code} {f.message}\n")
 
@@ -168,6 +176,7 @@ def write_github(findings: list[Finding], out: TextIO, root: Path) -> None:
     to `root`, the enclosing git work tree, as SARIF's are."""
     for f in findings:
         message = f.message + (f" (checked because it {f.included_because})" if f.included_because else "")
+        message += "".join(f"\nhelp: {note}" for note in f.notes)  # an annotation shows every line
         absolute = Path(os.path.abspath(f.path))
         where = absolute.relative_to(root).as_posix() if absolute.is_relative_to(root) else display_path(f.path)
         out.write(f"::{GITHUB_COMMAND[f.severity]} file={_escape_property(where)},line={f.line},"

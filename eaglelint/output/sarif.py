@@ -154,6 +154,7 @@ def result(f: Finding, root: Path, rule_index: dict[str, int], fix: dict | None 
     text = f.message
     if f.included_because:
         text += f" (checked because it {f.included_because})"
+    text += "".join(f"\nhelp: {note}" for note in f.notes)  # the full text: SARIF viewers show every line
     out = {
         "ruleId": f.code,
         "ruleIndex": rule_index[f.code],

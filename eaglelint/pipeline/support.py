@@ -32,6 +32,7 @@ from ..analysis.wrappers import wrapped_candidates
 from ..checks.aux import CAPTURES
 from ..checks.chain import CODE_BY_LINK
 from ..checks.chain import CODES as CHAIN_CODES
+from ..checks.labels import inherited_by
 from ..checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from ..checks.owner import CODE as OWNER_CODE
 from ..checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
@@ -338,15 +339,15 @@ class Judge:
                                    "an embedding, reward or classification model)", ()
         for f in found:
             if names[f.code].name in ("unreadable-file", "unresolved-wrapped-class"):
-                return UNKNOWN, f.message, (f.code,)
+                return UNKNOWN, f.sentence, (f.code,)
         owner = [f for f in found if f.code in (OWNER_CODE, OWNER_NO_FIX_CODE)]
         if owner:
             fixed = _methods([f for f in owner if f.code == OWNER_CODE])
             by_hand = [f for f in owner if f.code != OWNER_CODE]
             parts = [f"eaglelint fix writes {', '.join(fixed)}"] if fixed else []
-            if by_hand:  # the message ends "(no automatic fix: REASON)[; inherited by ...]": keep its parenthesis
-                parts.append(f"write by hand {', '.join(_methods(by_hand))} "
-                             f"({by_hand[0].message.split('no automatic fix: ')[-1]}")
+            if by_hand:  # the reason the check gives, then the subclasses that inherit the gap
+                also = "".join(f"; {line}" for line in inherited_by(by_hand[0].subclasses))
+                parts.append(f"write by hand {', '.join(_methods(by_hand))} ({by_hand[0].fix_refusal}){also}")
             return IMPLEMENTABLE, "; ".join(parts), _codes(owner)
         gaps = [f for f in found if f.code in DELEGATION_CODES]
         if gaps:
@@ -355,7 +356,7 @@ class Judge:
         aux = [f for f in found if names[f.code].name.startswith("aux-")]
         missing = [m for m in members if not has_member(self.resolver, entry, m)]
         if aux and not missing:
-            return NOT_SUPPORTED, f"has the members, but {aux[0].code}: {aux[0].message}", _codes(aux)
+            return NOT_SUPPORTED, f"has the members, but {aux[0].code}: {aux[0].sentence}", _codes(aux)
         if not missing:
             return self._decided(entry, self._chain(entry, members, [f for f in found if f.code in CHAIN_CODES]))
         return self._decided(entry, (*self._without_finding(entry, missing), ()))
@@ -380,14 +381,14 @@ class Judge:
         finds broken where the check made no finding is said with the code the check gives it
         (so a test sees the two disagree); an undecided one is unknown."""
         if broken:
-            return NOT_SUPPORTED, f"has the members, but {broken[0].code}: {broken[0].message}", _codes(broken)
+            return NOT_SUPPORTED, f"has the members, but {broken[0].code}: {broken[0].sentence}", _codes(broken)
         for hook in members:
             chain = self.chains.chain(entry, hook) if hook in CAPTURES else None
             if chain is None or chain.holds:
                 continue
             if chain.broken:
                 return NOT_SUPPORTED, f"has the members, but the capture chain breaks at link " \
-                                      f"{chain.broken[0].link}: {chain.broken[0].message}", \
+                                      f"{chain.broken[0].link.letter}: {chain.broken[0].message}", \
                     tuple(dict.fromkeys(CODE_BY_LINK[b.link] for b in chain.broken))
             return UNKNOWN, f"has the members, but whether {hook} captures cannot be told: " \
                             f"{'; '.join(chain.unknown)}", ()

@@ -317,14 +317,24 @@ def _flag_setters(analysis: OwnerAnalysis, decoder: ClassEntity, flags: frozense
 RECURRENT_CACHE_READS = (".mamba2_layer_cache(",)
 
 
-def _refuse_unverifiable(analysis: OwnerAnalysis, owner: Owner, decoder: ClassEntity) -> None:
-    """No capture member can make EAGLE-3 work where the drafts' tokens cannot be verified: a
-    copied member no more than one read off the decoder."""
-    outside = _state_outside_verify(analysis, owner, decoder)
+def unverifiable(analysis: OwnerAnalysis, owner: Owner) -> str | None:
+    """Why no capture member can make EAGLE-3 work on the owner, or None: where the drafts'
+    tokens cannot be verified, a copied member fails no less than one read off the decoder.
+    The check (EGL041's words), the fix and `support` (not supported) ask this one test."""
+    if len(owner.decoders) != 1:
+        return None
+    outside = _state_outside_verify(analysis, owner, owner.decoders[0].cls)
     if outside:
-        raise NotFixable(f"its layers update their recurrent state themselves ({outside} reads the per-layer cache "
-                         "the attention backend keeps), outside the backend's target-verify pass: the drafts' "
-                         "tokens cannot be verified, whatever the member captures")
+        return (f"its layers update their recurrent state themselves ({outside} reads the per-layer cache "
+                "the attention backend keeps), outside the backend's target-verify pass: the drafts' "
+                "tokens cannot be verified, whatever the member captures")
+    return None
+
+
+def _refuse_unverifiable(analysis: OwnerAnalysis, owner: Owner, decoder: ClassEntity) -> None:
+    why = unverifiable(analysis, replace(owner, decoders=tuple(d for d in owner.decoders if d.cls == decoder)))
+    if why:
+        raise NotFixable(why)
 
 
 def _state_outside_verify(analysis: OwnerAnalysis, owner: Owner, decoder: ClassEntity) -> str | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ..analysis.capture_chain import HEAD, LAYER_CONTAINER, LOGITS, CaptureChainAnalysis
+from ..analysis.capture_chain import CAPTURE_HOOK, HEAD, LAYER_CONTAINER, LOGITS, CaptureChainAnalysis
 from ..analysis.checkpoint import registry_candidates
 from ..analysis.choices import held_classes
 from ..analysis.discover import discover
@@ -39,6 +39,7 @@ from ..checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
 from ..checks.owner import chooses_decoder
 from ..checks.run import DEFAULT_WRAPPER_ATTRS, CheckOptions, check_files
 from ..findings import Finding
+from ..fix.owner import unverifiable
 from ..packs import Interface, InterfaceMethod, load_codes
 
 SUPPORTED = "supported"
@@ -344,6 +345,12 @@ class Judge:
         if owner:
             fixed = _methods([f for f in owner if f.code == OWNER_CODE])
             by_hand = [f for f in owner if f.code != OWNER_CODE]
+            held = self.analysis.owner(entry)
+            never = unverifiable(self.analysis, held) if held is not None and any(
+                f.method == CAPTURE_HOOK for f in by_hand) else None
+            if never:  # no member, written by hand or by the fix, makes EAGLE-3 work on it
+                return NOT_SUPPORTED, f"lacks {CAPTURE_HOOK}, and no member can make EAGLE-3 work: {never}", \
+                    _codes(owner)
             parts = [f"eaglelint fix writes {', '.join(fixed)}"] if fixed else []
             if by_hand:  # the reason the check gives, then the subclasses that inherit the gap
                 also = "".join(f"; {line}" for line in inherited_by(by_hand[0].subclasses))

@@ -165,3 +165,16 @@ def test_0_5_23_text_qwen3_5_owners_have_the_member(releases):
     for entry in ("Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM"):
         assert release.row("qwen3_5_text.py", entry).status == SUPPORTED
         assert release.codes("qwen3_5_text.py", entry) == set()
+
+
+def test_0_5_23_a_delegation_that_leaves_the_forwards_path_broken_is_not_supported(releases):
+    """Sarashina2-Vision lacks both members (EGL001/EGL002 against self.llm), and its own forward
+    runs self.llm.model and calls its own logits processor without the aux hidden states
+    (sarashina2_vision.py, EGL020-EGL022). The delegations leave that forward as it is, so the
+    class is not supported after `eaglelint fix` either: the row says so now and names both."""
+    release = releases("0.5.23")
+    row = release.row("sarashina2_vision.py", "Sarashina2VisionForCausalLM")
+    assert row.status == NOT_SUPPORTED
+    assert "eaglelint fix delegates" in row.detail and "EGL022" in row.detail
+    codes = {c for c, _, _ in release.codes("sarashina2_vision.py", "Sarashina2VisionForCausalLM")}
+    assert {"EGL001", "EGL022"} <= codes

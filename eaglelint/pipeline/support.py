@@ -357,10 +357,14 @@ class Judge:
                 parts.append(f"write by hand {', '.join(_methods(by_hand))} ({by_hand[0].fix_refusal}){also}")
             return IMPLEMENTABLE, "; ".join(parts), _codes(owner)
         gaps = [f for f in found if f.code in DELEGATION_CODES]
+        aux = [f for f in found if names[f.code].name.startswith("aux-")]
+        if gaps and aux:  # the delegations leave its own forward's path as it is: what `check` says after the fix
+            return NOT_SUPPORTED, f"eaglelint fix delegates {', '.join(_methods(gaps))} to " \
+                                  f"self.{gaps[0].wrapper_attribute}, but {aux[0].code}: {aux[0].sentence}", \
+                _codes(gaps + aux)
         if gaps:
             return FIXABLE, f"delegate {', '.join(_methods(gaps))} to self.{gaps[0].wrapper_attribute}", \
                 _codes(gaps)
-        aux = [f for f in found if names[f.code].name.startswith("aux-")]
         missing = [m for m in members if not has_member(self.resolver, entry, m)]
         if aux and not missing:
             return NOT_SUPPORTED, f"has the members, but {aux[0].code}: {aux[0].sentence}", _codes(aux)

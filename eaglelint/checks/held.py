@@ -20,6 +20,7 @@ the classes it may hold must provide a member and have a head.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from pathlib import Path
@@ -173,8 +174,14 @@ def _defining(index: ClassIndex, member: str) -> set[bytes]:
     for needle in (b"def " + member.encode() + b"(", b"self." + member.encode() + b" ="):
         for path, raw in index.raws.items():
             at = raw.find(needle)
+            if at < 0:
+                continue
+            spans = index.by_path.get(path, [])
+            starts = [s for _, s, _ in spans]  # in file order, none overlapping: one holds `at`, or none
             while at >= 0:
-                found.update(n for n, s, e in index.by_path.get(path, []) if s <= at < e)
+                i = bisect.bisect_right(starts, at) - 1
+                if i >= 0 and at < spans[i][2]:
+                    found.add(spans[i][0])
                 at = raw.find(needle, at + 1)
     return found
 

@@ -6,6 +6,7 @@ from collections import Counter
 import pytest
 from conftest import FIXTURES
 
+from eaglelint.analysis.cache import SummaryCache
 from eaglelint.analysis.discover import discover
 from eaglelint.analysis.project import Project
 from eaglelint.analysis.sources import SourceError
@@ -47,6 +48,20 @@ def test_raw_source_and_tree_are_kept_and_a_failure_is_a_source_error(tmp_path):
     with pytest.raises(SourceError, match="syntax error"):
         project.tree(bad)
 
+
+
+def test_a_digest_is_the_content_key_and_a_change_since_the_read_is_seen(tmp_path):
+    """A file's digest is taken when first asked for (a run without a cache asks for few);
+    before and after, bytes other than those read are a change, and equal bytes are not."""
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = 1\n")
+    project = Project()
+    raw = project.raw(path)
+    for _ in ("kept bytes", "hashed"):
+        assert not project.changed_since_read(path, b"x = 1\n")  # equal bytes, another object
+        assert project.changed_since_read(path, b"x = 2\n")
+        assert project.digests[path] == SummaryCache.key(raw)
+    assert not project.changed_since_read(tmp_path / "unread.py", b"")  # nothing read there to compare
 
 def _tree_with_sibling_transformers(root):
     models = root / "models"

@@ -409,7 +409,7 @@ class CaptureChainAnalysis:
             heads = [stmt.test] if isinstance(stmt, ast.If) else [] if isinstance(
                 stmt, (ast.For, ast.While, ast.With, ast.Try, ast.AsyncFor, ast.AsyncWith)) else [stmt]
             for head in heads:
-                for n in ast.walk(head):
+                for n in nodes_of(head):
                     if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) \
                             and n.value.id == me and n.attr not in _MODULE_ATTRS \
                             and not has_member(self.resolver, served, n.attr):
@@ -564,16 +564,16 @@ class CaptureChainAnalysis:
                     local.setdefault(n.targets[0].id, []).append(n.value)
             elif isinstance(n, ast.FunctionDef) and n is not fn:  # `def layer_fn(idx, prefix): return ...`
                 local.setdefault(n.name, []).extend(
-                    r.value for r in ast.walk(n) if isinstance(r, ast.Return) and r.value is not None)
-                for a in ast.walk(n):  # its own locals (`layer_class = LAYER_TYPES[...]`)
+                    r.value for r in nodes_of(n) if isinstance(r, ast.Return) and r.value is not None)
+                for a in nodes_of(n):  # its own locals (`layer_class = LAYER_TYPES[...]`)
                     if isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name):
                         local.setdefault(a.targets[0].id, []).append(a.value)
         for param, default in _defaults(fn).items():
             local.setdefault(param, []).append(default)
         out: list[ClassEntity] = []
         for n in at:
-            names = [m.func.id for m in ast.walk(n.value) if isinstance(m, ast.Call) and isinstance(m.func, ast.Name)]
-            names += [m.id for m in ast.walk(n.value) if isinstance(m, ast.Name) and m.id in local]
+            names = [m.func.id for m in nodes_of(n.value) if isinstance(m, ast.Call) and isinstance(m.func, ast.Name)]
+            names += [m.id for m in nodes_of(n.value) if isinstance(m, ast.Name) and m.id in local]
             seen: set[str] = set()
             while names:
                 name = names.pop()
@@ -594,8 +594,8 @@ class CaptureChainAnalysis:
     def _names_in(self, cls: ClassEntity, values: list[ast.AST]) -> list[str]:
         """The names a local's values read, and those a class attribute they index names
         (`self.decoder_layer_types[...]`, `decoder_layer_types = ALL_DECODER_LAYER_TYPES`)."""
-        out = [m.id for v in values for m in ast.walk(v) if isinstance(m, ast.Name)]
-        for attr in {m.attr for v in values for m in ast.walk(v) if isinstance(m, ast.Attribute) and _of_self(m)}:
+        out = [m.id for v in values for m in nodes_of(v) if isinstance(m, ast.Name)]
+        for attr in {m.attr for v in values for m in nodes_of(v) if isinstance(m, ast.Attribute) and _of_self(m)}:
             for c in self.resolver.mro(cls):
                 _, refs = self.resolver.info(c).attrs.get(attr, (0, ()))
                 out += [r.name for r in refs if r.kind == "name" and r.name[:1].isupper()]
@@ -777,7 +777,7 @@ class CaptureChainAnalysis:
             return "refuse", f"{held.qualname} is a decoder body (its {where} takes ready layer indexes and " \
                              f"sets no served flag), and no forward of {wrapper.qualname} calls " \
                              f"self.logits_processor to unpack its tuple; write the member by hand"
-        tests = any(isinstance(n, ast.Attribute) and n.attr == FLAG for n in ast.walk(found[1]))
+        tests = any(isinstance(n, ast.Attribute) and n.attr == FLAG for n in nodes_of(found[1]))
         initialised = any(FLAG in self.resolver.info(c).self_assigns or FLAG in self.resolver.info(c).attrs
                           for c in self.resolver.mro(wrapper))
         if not (tests and initialised):
@@ -1266,7 +1266,7 @@ class CaptureChainAnalysis:
     def _makes_logits(self, member: Member) -> bool:
         fn = self.owners.method_node(member.owner, member.function.name) if member.function else None
         return fn is None or any(isinstance(n, ast.Attribute) and n.attr == LOGITS or isinstance(n, ast.Name)
-                                 and n.id == _LOGITS_OUTPUT for n in ast.walk(fn))
+                                 and n.id == _LOGITS_OUTPUT for n in nodes_of(fn))
 
     def _engine_processor(self, served: ClassEntity) -> bool:
         """Every value self.logits_processor is given (the assignments first up the MRO; None
@@ -2039,12 +2039,12 @@ class _ForwardReader:
         self.aux = aux_params | (fed & self._fed_into(aux_params)) if aux_params else fed
         for n in self.nodes if aux_params else ():  # a helper handed the list gives it back as a capture target
             if isinstance(n, ast.Return) and n.value is not None:
-                self.arguments |= {id(m) for m in ast.walk(n.value) if isinstance(m, ast.Name) and m.id in aux_params}
+                self.arguments |= {id(m) for m in nodes_of(n.value) if isinstance(m, ast.Name) and m.id in aux_params}
         # local functions that feed the list (`def capture_output(h): aux.capture(h)`), handed to layers
         self.feeders = {n.name for n in self.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                         and n is not fn and any(isinstance(m, ast.Attribute) and m.attr in _FEEDERS
                                                 and isinstance(m.value, ast.Name) and m.value.id in self.aux
-                                                for m in ast.walk(n))}
+                                                for m in nodes_of(n))}
         self.test_line = 0
         if self.aux:  # nothing made fresh and fed: no capture test to read
             feeds = self._feeds(fn)
@@ -2071,7 +2071,7 @@ class _ForwardReader:
     def _place(self, feeds: list[tuple[ast.AST, list[ast.AST]]]) -> None:
         """Where each feed captures, at the line it is first read."""
         returned = {m.id for n in self.nodes if isinstance(n, ast.Return) and n.value is not None
-                    for m in ast.walk(n.value) if isinstance(m, ast.Name)}
+                    for m in nodes_of(n.value) if isinstance(m, ast.Name)}
         for feed, tests in feeds:
             if tests or self._fed_name(feed) in returned | self.feeders:
                 self.placements.setdefault(self._placement(feed, tests), getattr(feed, "lineno", 0))
@@ -2108,11 +2108,11 @@ class _ForwardReader:
     def _given_back(self) -> set[str]:
         """Names a return mentions, and the names in what is assigned to them (`out = (h, aux)`)."""
         out = {m.id for n in self.nodes if isinstance(n, ast.Return) and n.value is not None
-               for m in ast.walk(n.value) if isinstance(m, ast.Name)}
+               for m in nodes_of(n.value) if isinstance(m, ast.Name)}
         todo = list(out)
         while todo:
             for value in self.assigned.get(todo.pop(), []):
-                for m in ast.walk(value):
+                for m in nodes_of(value):
                     if isinstance(m, ast.Name) and m.id not in out:
                         out.add(m.id)
                         todo.append(m.id)
@@ -2192,7 +2192,7 @@ class _ForwardReader:
         if not flag and len(asked) != 1:
             return ""
         offset = f"{asked[0]:+d}" if asked and asked[0] else ""
-        calls = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Call) and self._calls_layer(n)]
+        calls = [n for stmt in loop.body for n in nodes_of(stmt) if isinstance(n, ast.Call) and self._calls_layer(n)]
         if not calls:
             return ""
         if any(call.lineno <= line <= (call.end_lineno or 0) for call in calls):
@@ -2217,7 +2217,7 @@ class _ForwardReader:
                  and isinstance(n.iter.func, ast.Name) and n.iter.func.id == "range" and len(n.iter.args) == 1]
         for mine, other in ((values[0].left, values[0].right), (values[0].right, values[0].left)):
             shift = next((_shift(mine, n) for n in names if _shift(mine, n) is not None), None)
-            read = {m.id for m in ast.walk(other) if isinstance(m, ast.Name)}
+            read = {m.id for m in nodes_of(other) if isinstance(m, ast.Name)}
             repeat = next((n for n in outer if getattr(n.target, "id", None) in read), None)
             if shift is not None and repeat is not None and not read & names and isinstance(other, ast.BinOp) \
                     and isinstance(other.op, ast.Mult):
@@ -2232,12 +2232,12 @@ class _ForwardReader:
 
     def _handed(self, call: ast.Call, feed: ast.AST) -> str:
         """The capture target handed to the layer call: by which keyword or position."""
-        inside = {id(n) for n in ast.walk(feed) if isinstance(n, ast.expr)}  # not the shared `Load()`
+        inside = {id(n) for n in nodes_of(feed) if isinstance(n, ast.expr)}  # not the shared `Load()`
         for k in call.keywords:
-            if k.arg and any(id(n) in inside for n in ast.walk(k.value)):
+            if k.arg and any(id(n) in inside for n in nodes_of(k.value)):
                 return f"handed:{k.arg};"
         for i, a in enumerate(call.args):
-            if not isinstance(a, ast.Starred) and any(id(n) in inside for n in ast.walk(a)):
+            if not isinstance(a, ast.Starred) and any(id(n) in inside for n in nodes_of(a)):
                 return f"handed:#{i};"
         return ""
 
@@ -2276,11 +2276,11 @@ class _ForwardReader:
             self.attrs, self.flags = kept
 
     def _reads(self, test: ast.AST, seen: set[str]) -> None:
-        for n in ast.walk(test):
+        for n in nodes_of(test):
             if isinstance(n, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops):
                 for c in n.comparators:  # `i in self.layers_to_capture`, or in a local bound to it
                     for v in self.assigned.get(c.id, []) if isinstance(c, ast.Name) else [c]:
-                        self.attrs |= {a.attr for a in ast.walk(v) if isinstance(a, ast.Attribute)
+                        self.attrs |= {a.attr for a in nodes_of(v) if isinstance(a, ast.Attribute)
                                        and isinstance(a.value, ast.Name) and a.value.id == "self"}
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "getattr" \
                     and len(n.args) >= 2 and _const(n.args[1]):
@@ -2346,7 +2346,7 @@ class _ForwardReader:
     def _aux_in(self, value: ast.AST | None) -> str | None:
         """How a returned value holds the aux list: "tuple", "boxed", "other", or None (not at all)."""
         if value is None or isinstance(value, ast.Name) \
-                or not any(isinstance(n, ast.Name) and n.id in self.aux for n in ast.walk(value)):
+                or not any(isinstance(n, ast.Name) and n.id in self.aux for n in nodes_of(value)):
             return None  # a bare name is what it stands for, not the list inside a result
         if isinstance(value, ast.Tuple) and any(self._derived(e) for e in value.elts):
             return "tuple"
@@ -2362,8 +2362,8 @@ class _ForwardReader:
         """Self attributes read by the undecided tests a return of aux sits under."""
         out: set[str] = set()
         for test in tests:
-            calls = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
-            out |= {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute) and id(n) not in calls
+            calls = {id(n.func) for n in nodes_of(test) if isinstance(n, ast.Call)}
+            out |= {n.attr for n in nodes_of(test) if isinstance(n, ast.Attribute) and id(n) not in calls
                     and isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr not in self.attrs}
             out |= self._conjuncts(test, set()) - self.attrs
         return out
@@ -2394,7 +2394,7 @@ class _ForwardReader:
         """The aux list, or a list made from it (`[aux[i] for i in ...]`, `list(aux.values())`)."""
         if self._is_aux(node):
             return True
-        mentions = any(isinstance(n, ast.Name) and n.id in self.aux for n in ast.walk(node))
+        mentions = any(isinstance(n, ast.Name) and n.id in self.aux for n in nodes_of(node))
         return mentions and isinstance(node, (ast.ListComp, ast.GeneratorExp))
 
     def _is_aux(self, node: ast.AST) -> bool:
@@ -2484,7 +2484,7 @@ class _ServedForward:
                     continue
                 target = s.targets[0].id if isinstance(s, ast.Assign) and len(s.targets) == 1 \
                     and isinstance(s.targets[0], ast.Name) else None
-                for n in ast.walk(s):
+                for n in nodes_of(s):
                     if isinstance(n, ast.Attribute) and n.attr in fields and isinstance(n.value, ast.Name) \
                             and isinstance(n.ctx, ast.Load):
                         out.append((n, (*tests, *_expression_tests(s, n)), target))
@@ -2494,7 +2494,7 @@ class _ServedForward:
 
     def in_logits(self, node: ast.AST) -> bool:
         return any(node is m for c in self.nodes if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
-                   and c.func.attr == LOGITS for m in ast.walk(c))
+                   and c.func.attr == LOGITS for m in nodes_of(c))
 
     def unpacked_twice(self, running: list[_Unpack]) -> _Unpack | None:
         """A second unpack of a name the first unpack bound again, with no assignment between."""
@@ -2512,11 +2512,11 @@ class _ServedForward:
         aux goes into a call eaglelint does not follow first."""
         names = {aux}
         for n in self.nodes:
-            if isinstance(n, ast.Assign) and any(isinstance(m, ast.Name) and m.id in names for m in ast.walk(n.value)):
+            if isinstance(n, ast.Assign) and any(isinstance(m, ast.Name) and m.id in names for m in nodes_of(n.value)):
                 names |= {t.id for t in n.targets if isinstance(t, ast.Name)}
         calls = [n for n in self.nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                  and n.func.attr == LOGITS]
-        if any(any(isinstance(m, ast.Name) and m.id in names for m in ast.walk(c)) for c in calls):
+        if any(any(isinstance(m, ast.Name) and m.id in names for m in nodes_of(c)) for c in calls):
             return True
         read = [n for n in self.nodes if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
         return None if read else False  # read anywhere else: it may reach the logits another way
@@ -2525,11 +2525,11 @@ class _ServedForward:
 def _expression_tests(stmt: ast.AST, node: ast.AST) -> list[ast.AST]:
     """The tests of the conditional expressions `node` sits in (`x.aux if flag else None`)."""
     out: list[ast.AST] = []
-    for n in ast.walk(stmt):
+    for n in nodes_of(stmt):
         if isinstance(n, ast.IfExp):
-            if any(m is node for m in ast.walk(n.body)):
+            if any(m is node for m in nodes_of(n.body)):
                 out.append(n.test)
-            elif any(m is node for m in ast.walk(n.orelse)):
+            elif any(m is node for m in nodes_of(n.orelse)):
                 out.append(ast.UnaryOp(op=ast.Not(), operand=n.test))
     return out
 
@@ -2545,5 +2545,5 @@ def _keeps_tensor(node: ast.AST, name: str) -> bool:
 
 def _targets(node: ast.AST) -> list[ast.AST]:
     if isinstance(node, ast.Assign):
-        return [t for target in node.targets for t in ast.walk(target)]
-    return list(ast.walk(node.target)) if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        return [t for target in node.targets for t in nodes_of(target)]
+    return list(nodes_of(node.target)) if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []

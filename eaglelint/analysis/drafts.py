@@ -49,12 +49,15 @@ def runs_on_target_hidden(resolver: Resolver, cls: ClassEntity) -> bool:
 def _speculative(resolver: Resolver, cls: ClassEntity) -> bool:
     """A module of cls's MRO has the text of a read of spec_info.hidden_states: where a draft's
     forward, or the class of what it holds, is written. Elsewhere nothing is resolved to learn it."""
+    searched: dict[str, bool] = resolver.memos.setdefault("drafts.spec_text", {})  # per module, searched once
     for c in resolver.mro(cls):
-        try:
-            if SPEC_HIDDEN_BYTES.search(resolver.project.raw(c.path)):
-                return True
-        except SourceError:
-            continue
+        if c.path not in searched:
+            try:
+                searched[c.path] = SPEC_HIDDEN_BYTES.search(resolver.project.raw(c.path)) is not None
+            except SourceError:
+                searched[c.path] = False
+        if searched[c.path]:
+            return True
     return False
 
 

@@ -15,6 +15,7 @@ import re
 
 from .exprs import expression_refs
 from .refs import Ref
+from .scope import nodes_of
 
 CONSTRUCTOR = "__init__"
 SPEC_INFO = "spec_info"  # ForwardBatch.spec_info: what the speculative worker hands the model it runs
@@ -69,7 +70,7 @@ def reads_spec_hidden(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     `spec_info`): the target's hidden states, which the engine's speculative worker puts
     on the batch it runs a draft model on (`forward_batch.spec_info.hidden_states` in
     every EAGLE, MTP and NextN draft). Asked only of modules whose text has SPEC_HIDDEN_TEXT."""
-    for node in ast.walk(fn):
+    for node in nodes_of(fn):
         if isinstance(node, ast.Attribute) and node.attr == "hidden_states":
             held = node.value
             if isinstance(held, ast.Attribute) and held.attr == SPEC_INFO or \

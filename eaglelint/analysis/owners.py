@@ -28,6 +28,7 @@ from .prefilter import DEFAULT_HELD_ATTR
 from .project import CHECK_RESOLVER
 from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
+from .scope import nodes_of
 from .served import HEAD, LOGITS
 from .sources import SourceError, split_lines
 from .summary import LazyClasses
@@ -92,13 +93,13 @@ class Sibling:
 
 def self_attrs(node: ast.AST) -> set[str]:
     """`X` of every `self.X` read or written under node."""
-    return {n.attr for n in ast.walk(node)
+    return {n.attr for n in nodes_of(node)
             if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
 
 
 def mentions_aux(node: ast.AST) -> bool:
     return any((isinstance(n, ast.Name) and "aux" in n.id) or (isinstance(n, ast.Attribute) and "aux" in n.attr)
-               for n in ast.walk(node))
+               for n in nodes_of(node))
 
 
 def _names(ref: Ref, name: str) -> bool:
@@ -112,7 +113,7 @@ LOCATED = (ast.expr, ast.stmt, ast.excepthandler, ast.arg, ast.keyword, ast.alia
 
 def _shift(tree: Method, lines: int, columns: int) -> None:
     """Positions of a method parsed from its own dedented lines, made those of the file."""
-    for node in ast.walk(tree):
+    for node in nodes_of(tree):
         if isinstance(node, LOCATED):
             node.lineno += lines
             node.end_lineno = (node.end_lineno or node.lineno) + lines
@@ -187,7 +188,7 @@ class OwnerAnalysis:
                 return None, None
             tree = class_node(whole, cls.qualname) or ast.Module(body=[], type_ignores=[])
             offsets = None  # the file's own positions already
-        node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        node = next((n for n in nodes_of(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                      and n.name == name), None)
         return node, offsets
 
@@ -319,13 +320,13 @@ class OwnerAnalysis:
         owner, fn = found
         params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
         where = f"{owner.qualname}.forward ({os.path.basename(owner.path)}:{fn.lineno})"
-        for node in ast.walk(fn):
+        for node in nodes_of(fn):
             if isinstance(node, ast.Assert) and isinstance(node.test, ast.Name) and node.test.id in params \
                     and node.test.id == EMBEDDING_ARG:
                 return f"{where} asserts {EMBEDDING_ARG}: it serves embeddings only"
         if self.computes_logits(cls):
             return None
-        for node in ast.walk(fn):
+        for node in nodes_of(fn):
             if isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and _is_pooled(node.value):
                 return f"{where} returns a pooler's output"
         return None
@@ -335,7 +336,7 @@ class OwnerAnalysis:
         found = self.forward(cls)
         return found is not None and any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == LOGITS
-            and isinstance(n.func.value, ast.Name) and n.func.value.id == "self" for n in ast.walk(found[1]))
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == "self" for n in nodes_of(found[1]))
 
     def sibling(self, owner: Owner, decoder: ClassEntity, member: str) -> Sibling | None:
         """The class of the decoder's family that holds it (or a base of it) and has `member`:

@@ -19,7 +19,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -115,6 +115,46 @@ def summarize_for_cache(path: Path, raw: bytes, debug: bool, encode: bool,
         return value, None
 
 
+class Digests(MutableMapping[Path, str]):
+    """The content key (`SummaryCache.key`) of each file a run read, hashed when first asked
+    for: a run without a cache asks for few (the files its fixes edit), and hashing every
+    file it read was a fortieth of a cold check's instructions. Until then the bytes are
+    kept (the project keeps them anyway), and a file's bytes are compared with them, not
+    hashed, to learn whether it changed."""
+
+    def __init__(self) -> None:
+        self._found: dict[Path, str | bytes] = {}  # the key, or the bytes not hashed yet
+
+    def note(self, path: Path, raw: bytes) -> None:
+        self._found[path] = raw
+
+    def differs(self, path: Path, raw: bytes) -> bool:
+        """Whether `raw` are not the bytes whose key is noted at `path` (which must be)."""
+        found = self._found[path]
+        return found != raw if isinstance(found, bytes) else found != SummaryCache.key(raw)
+
+    def __getitem__(self, path: Path) -> str:
+        found = self._found[path]
+        if isinstance(found, bytes):
+            found = self._found[path] = SummaryCache.key(found)
+        return found
+
+    def __setitem__(self, path: Path, key: str) -> None:
+        self._found[path] = key
+
+    def __delitem__(self, path: Path) -> None:
+        del self._found[path]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._found
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self._found)
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+
 class Project:
     def __init__(self, cache: SummaryCache | None = None) -> None:
         self.cache = cache
@@ -122,9 +162,9 @@ class Project:
         self.max_file_size = DEFAULT_MAX_FILE_SIZE  # a larger file is refused unread (max-file-size)
         self._summaries: dict[Path, ModuleSummary | None] = {}
         self.errors: dict[Path, str] = {}
-        # content key of every file this run read, hashed once: the cache key of its
-        # summary, a part of the run key, and what a later write is compared against
-        self.digests: dict[Path, str] = {}
+        # content key of every file this run read, hashed once when first asked for: the cache
+        # key of its summary, a part of the run key, and what a later write is compared against
+        self.digests = Digests()
         self._lookups: dict[tuple[Path, str], Path | None] = {}
         self._packaged: dict[Path, bool] = {}  # folder -> whether it is inside a package
         self._lazy: dict[Path, str] = {}  # lazily parsed summaries -> cache key, for `save`
@@ -165,7 +205,8 @@ class Project:
             else:
                 self.note_read(path, raw)
                 self._raws[path] = raw
-                if time.time_ns() - max(status.st_mtime_ns, status.st_ctime_ns) > RACY_NS:
+                # remembered for the status memo, which only a cache holds
+                if self.cache is not None and time.time_ns() - max(status.st_mtime_ns, status.st_ctime_ns) > RACY_NS:
                     self._read_status[str(path)] = (status.st_size, status.st_mtime_ns, status.st_ctime_ns,
                                                     status.st_ino, self.digests[path])
         return _value(self._raws[path])
@@ -232,16 +273,14 @@ class Project:
                 self._trees[path] = str(exc)
         return _value(self._trees[path])
 
-    def note_read(self, path: Path, raw: bytes) -> str:
-        key = SummaryCache.key(raw)
-        self.digests[self.absolute(path)] = key
-        return key
+    def note_read(self, path: Path, raw: bytes) -> None:
+        self.digests.note(self.absolute(path), raw)
 
     def changed_since_read(self, path: Path, raw: bytes) -> bool:
         """Whether `raw` differs from what this run read at `path` before (another process
         wrote it since): findings made from the old bytes must not be applied to the new."""
-        known = self.digests.get(self.absolute(path))
-        return known is not None and known != SummaryCache.key(raw)
+        path = self.absolute(path)
+        return path in self.digests and self.digests.differs(path, raw)
 
     def current_source(self, path: Path) -> Source:
         """The file as it is now (not as this run first read it: `source`), decoded, read
@@ -267,9 +306,9 @@ class Project:
             except SourceError as exc:
                 self.errors[path] = str(exc)
                 return None
-        # bytes this project read (`raw`) were hashed then: not hashed again
-        digest = self.digests[path] if raw is self._raws.get(path) else self.note_read(path, raw)
-        key = digest if self.cache else None
+        if raw is not self._raws.get(path):  # bytes this project read (`raw`) were noted then
+            self.note_read(path, raw)
+        key = self.digests[path] if self.cache else None
         value = self.cache.get(key) if self.cache is not None and key else None
         if value is None:
             value = computed if computed is not None else summarize_raw(path, raw, self.debug, lazy=True)
@@ -330,8 +369,9 @@ class Project:
         todo = []
         for path, raw, classes, subclasses in items:
             path = self.absolute(path)
-            key = self.digests.get(path) or self.note_read(path, raw)
-            if path not in self._summaries and not (self.cache and self.cache.has(key)):
+            if path not in self.digests:
+                self.note_read(path, raw)
+            if path not in self._summaries and not (self.cache and self.cache.has(self.digests[path])):
                 todo.append((path, raw, classes, subclasses))
         if jobs <= 1 or len(todo) < MIN_PARALLEL:
             return

@@ -20,6 +20,7 @@ the classes it may hold must provide a member and have a head.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from pathlib import Path
@@ -50,7 +51,8 @@ _SET_CALL = Anchored(re.compile(rb"(?P<setter>add_module|register_module|setattr
 # `@property` / `@cached_property` getters: the attribute of their name is what they return
 _GETTER = re.compile(rb"@(?:functools\.)?(?:property|cached_property)[ \t]*\n[ \t]*def[ \t]+(?P<attr>\w+)"
                      rb"[ \t]*\([ \t]*self[ \t]*\)")
-_CALLEE = re.compile(rb"(\w+)[ \t]*\(")
+# from a word's start (`\b`): a match that starts inside a word starts where the whole word does too
+_CALLEE = re.compile(rb"\b(\w++)[ \t]*+\(")
 # every NAME for which `def NAME(` occurs in the bytes (two such spans never overlap): one pass,
 # where a test per assignment would search the whole file again
 _DEF_NAME = re.compile(rb"def (\w*)\(")
@@ -110,7 +112,7 @@ class HeldIndex:
             if builder:
                 if name not in built:
                     if top is None:
-                        top = frozenset(_TOP_DEF.findall(raw))
+                        top = _top_functions(raw)
                     built[name] = self._built(raw, name, top) if name in defined else set()
                 held = built[name]
                 if not held:
@@ -167,14 +169,33 @@ class HeldIndex:
         return out
 
 
+def _top_functions(raw: bytes) -> frozenset[bytes]:
+    """`_TOP_DEF.findall(raw)`, matched only where `bytes.find` finds its opening (a file has
+    few top-level functions; `re` would look for the newline at every character)."""
+    out = set()
+    at = raw.find(b"\ndef ")
+    while at >= 0:
+        found = _TOP_DEF.match(raw, at)
+        if found:
+            out.add(found[1])
+        at = raw.find(b"\ndef ", at + 1)
+    return frozenset(out)
+
+
 def _defining(index: ClassIndex, member: str) -> set[bytes]:
     """Top-level classes whose body defines `member` (or binds it per instance)."""
     found: set[bytes] = set()
     for needle in (b"def " + member.encode() + b"(", b"self." + member.encode() + b" ="):
         for path, raw in index.raws.items():
             at = raw.find(needle)
+            if at < 0:
+                continue
+            spans = index.by_path.get(path, [])
+            starts = [s for _, s, _ in spans]  # in file order, none overlapping: one holds `at`, or none
             while at >= 0:
-                found.update(n for n, s, e in index.by_path.get(path, []) if s <= at < e)
+                i = bisect.bisect_right(starts, at) - 1
+                if i >= 0 and at < spans[i][2]:
+                    found.add(spans[i][0])
                 at = raw.find(needle, at + 1)
     return found
 

@@ -97,7 +97,8 @@ def scan(path: Path, limit: int | None = None, project: Project | None = None) -
             return FileSuppressions()
         return FileSuppressions.of(shown, scan_directives(src.raw, src.text))
     cache = project.cache
-    digest = project.digests.get(Path(shown))  # noted when the run (or project.source below) read it
+    # noted when the run (or project.source below) read it; hashed only for a cache
+    digest = project.digests.get(Path(shown)) if cache is not None else None
     found = cache.get(cache.derived_key("directives", digest)) if cache is not None and digest else None
     if isinstance(found, DirectiveScan):
         return FileSuppressions.of(shown, found)

@@ -137,8 +137,8 @@ def test_no_private_names_imported_across_modules():
 # The core of the analysis: reading Python (summaries, expressions as Refs) and resolving it
 # across modules. It names no engine: an engine's calls reach it only through the call hooks
 # the engine's own module provides (analysis/calls.py), which analysis/__init__.py lists.
-CORE = tuple(f"eaglelint.analysis.{m}" for m in ("resolve", "exprs", "refs", "summary", "scope", "entities",
-                                                 "calls", "project"))
+CORE = tuple(f"eaglelint.analysis.{m}" for m in ("resolve", "exprs", "syntax.refs", "summary", "syntax.scope",
+                                                 "entities", "calls", "project"))
 # The engines' layers, built on the core: SGLang's registry (served.py) and the choices read
 # through it, vLLM's registry and loaders, each engine's capture chain and checkpoint choices.
 ENGINE_LAYERS = tuple(f"eaglelint.analysis.{m}" for m in ("served", "choices", "vllm_registry", "vllm_chain",
@@ -197,12 +197,12 @@ def test_every_code_is_expected_by_a_fixture():
     assert set(load_codes()) - expected == set()
 
 
-# The calls that read or parse a file. Outside analysis/sources.py (the guarded reader) and
+# The calls that read or parse a file. Outside analysis/syntax/sources.py (the guarded reader) and
 # analysis/project.py (the one owner of a scanned file's bytes and trees), a module may make
 # one only for a file that is not a scanned source, or while its move onto Project is pending.
 READERS = {"read_bytes", "read_source", "read_text", "parse_source", "open"}
 READS_ALLOWED: dict[str, set[str]] = {
-    "eaglelint.analysis.sources": {"read_bytes", "open"},  # the guarded reader itself (os.open)
+    "eaglelint.analysis.syntax.sources": {"read_bytes", "open"},  # the guarded reader itself (os.open)
     "eaglelint.analysis.project": {"read_bytes", "parse_source"},  # the owner: reads and parses, once
     "eaglelint.analysis.cache": {"read_bytes", "open"},  # cache entries, and eaglelint's own code for its tag
     "eaglelint.analysis.roles": {"read_source"},  # SGLang's configs/model_config.py: engine config (see docstring)

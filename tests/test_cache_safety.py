@@ -213,8 +213,8 @@ def test_two_processes_sharing_a_cache_folder_agree_for_20_rounds(tmp_path):
 
 def test_every_fixture_files_suppression_directives_survive_the_round_trip_and_damage_is_refused():
     """The directives a warm run reads from the cache instead of tokenizing the file."""
-    from eaglelint.analysis.directives import scan_directives
-    from eaglelint.analysis.sources import SourceError, decode_source
+    from eaglelint.analysis.syntax.directives import scan_directives
+    from eaglelint.analysis.syntax.sources import SourceError, decode_source
 
     scans = []
     for path in sorted(FIXTURES.rglob("*.py")):

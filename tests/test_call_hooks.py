@@ -18,8 +18,8 @@ from eaglelint.analysis.calls import HOOKS, CallReader
 from eaglelint.analysis.choices import held_classes
 from eaglelint.analysis.entities import ClassEntity, Entity, InstanceEntity
 from eaglelint.analysis.project import Project
-from eaglelint.analysis.refs import Ref
 from eaglelint.analysis.resolve import Resolver
+from eaglelint.analysis.syntax.refs import Ref
 
 TOY = textwrap.dedent("""
     class TextModel:

@@ -8,7 +8,7 @@ from conftest import FIXTURES
 
 from eaglelint.analysis.discover import discover
 from eaglelint.analysis.project import Project
-from eaglelint.analysis.sources import SourceError
+from eaglelint.analysis.syntax.sources import SourceError
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

@@ -13,7 +13,7 @@ from fetch_sglang import release_root
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eaglelint.analysis.textscan import Anchored
+from eaglelint.analysis.syntax.textscan import Anchored
 
 SETTER = (rb"(?P<setter>add_module|register_module|setattr|__setattr__)[ \t]*\(\s*(?:self\s*,\s*)?"
           rb"(?:[\"'](?P<attr>\w+)[\"']|[\w.]+)\s*,\s*(?P<callee>[\w.]+)\(")

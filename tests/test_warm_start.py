@@ -13,7 +13,7 @@ import sys
 import pytest
 from conftest import FIXTURES, REPO
 
-from eaglelint.analysis.directives import comments_and_spans, may_suppress, noqa_in
+from eaglelint.analysis.syntax.directives import comments_and_spans, may_suppress, noqa_in
 
 MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
 # what a warm plain report must not import (each is imported by the run that needs it)

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 
 from ..findings import CheckResult, Edit, Finding, Fix, ImportNeed
 from ..packs import load_codes
-from .directives import DIRECTIVE_KINDS, Directive, DirectiveScan
+from .syntax.directives import DIRECTIVE_KINDS, Directive, DirectiveScan
 
 if TYPE_CHECKING:  # imported where a summary is encoded or decoded: a warm run reads findings only
     from collections.abc import MutableMapping
 
-    from .refs import Ref
     from .summary import ClassInfo, FunctionInfo, ModuleSummary
+    from .syntax.refs import Ref
 
 HEADER = b"eaglelint-cache 6\n"  # bump the number when the layout below changes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # an entry larger than this is not ours: refused unread
@@ -227,8 +227,8 @@ def _load_node(v):
 
 def _load_summary(v) -> ModuleSummary:
     """The loaders close over summary.py's classes, imported here on first use."""
-    from .refs import Ref
     from .summary import ClassInfo, FunctionInfo, LazyClasses, LazyFunctions, ModuleSummary, Param, WrapperAssign
+    from .syntax.refs import Ref
 
     def load_ref(v) -> Ref:
         kind, name, attr, *args = _list(v)

@@ -31,9 +31,9 @@ if TYPE_CHECKING:  # what a hook is handed; the core modules, only as types
     import ast
 
     from .entities import ClassEntity, Entity
-    from .refs import Ref
     from .resolve import Resolver
-    from .scope import Scope
+    from .syntax.refs import Ref
+    from .syntax.scope import Scope
 
 
 class CallReader(Protocol):

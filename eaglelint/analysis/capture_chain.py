@@ -46,11 +46,11 @@ from ..packs import load_normal_truths
 from .choices import held_classes, read_off_classes
 from .normal_path import NormalPath, combined
 from .presence import has_member
-from .refs import Ref
 from .resolve import ClassEntity, FunctionEntity, Member, Resolver, SeqEntity
-from .scope import nodes_of
 from .served import HEAD, LOGITS, text_models
-from .sources import SourceError
+from .syntax.refs import Ref
+from .syntax.scope import nodes_of
+from .syntax.sources import SourceError
 
 CAPTURE_HOOK = "set_eagle3_layers_to_capture"
 FLAG = "capture_aux_hidden_states"

@@ -27,9 +27,9 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .class_body import class_node, method_node
 from .entities import ClassEntity
 from .served import served, text_models
+from .syntax.class_body import class_node, method_node
 
 if TYPE_CHECKING:
     from .resolve import Resolver

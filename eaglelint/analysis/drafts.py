@@ -20,7 +20,7 @@ from .entities import ClassEntity
 from .method_facts import SPEC_HIDDEN_BYTES
 from .resolve import Resolver
 from .roles import is_draft_name
-from .sources import SourceError
+from .syntax.sources import SourceError
 
 # members the engine's DFlash/DSpark workers call on the draft model with the target's hidden
 # states (0.5.23 speculative/dflash_worker_v2.py: `self.draft_model.project_target_hidden(target_hidden)`;

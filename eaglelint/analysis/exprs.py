@@ -12,8 +12,8 @@ from __future__ import annotations
 import ast
 
 from .calls import HOOKS
-from .refs import Ref
-from .scope import Scope
+from .syntax.refs import Ref
+from .syntax.scope import Scope
 
 MAX_EXPANSION = 64  # refs kept for one local name
 MAX_REF_DEPTH = 64  # nesting of one expression that is followed

@@ -14,7 +14,7 @@ import ast
 import re
 
 from .exprs import expression_refs
-from .refs import Ref
+from .syntax.refs import Ref
 
 CONSTRUCTOR = "__init__"
 SPEC_INFO = "spec_info"  # ForwardBatch.spec_info: what the speculative worker hands the model it runs

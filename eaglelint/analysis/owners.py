@@ -21,14 +21,14 @@ import re
 from dataclasses import dataclass, replace
 
 from .capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
-from .class_body import class_node
 from .exprs import expression_refs
 from .prefilter import DEFAULT_HELD_ATTR
-from .refs import Ref
 from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
 from .served import HEAD, LOGITS
-from .sources import SourceError, split_lines
 from .summary import LazyClasses
+from .syntax.class_body import class_node
+from .syntax.refs import Ref
+from .syntax.sources import SourceError, split_lines
 
 OWNER_MEMBERS = (CAPTURE_HOOK, "get_embed_and_head")  # what an owner writes itself, in this order
 # Attributes that may hold an owner's decoder (a pre-filter: what the attribute holds decides).

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .cache import SummaryCache
 from .cache_codec import StatusMemo
-from .sources import (
+from .syntax.sources import (
     DEFAULT_MAX_FILE_SIZE,
     Source,
     SourceError,

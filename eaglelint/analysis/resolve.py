@@ -43,8 +43,8 @@ from .entities import (
 from .exprs import expression_refs
 from .method_facts import CONSTRUCTOR
 from .project import Project
-from .refs import Ref
 from .summary import ClassInfo, FunctionInfo, LazyClasses, ModuleSummary, Param, WrapperAssign
+from .syntax.refs import Ref
 
 MAX_DEPTH = 24
 

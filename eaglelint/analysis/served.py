@@ -30,17 +30,17 @@ from weakref import WeakKeyDictionary
 
 from .entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
 from .prefilter import DEFAULT_HELD_ATTR
-from .refs import Ref
 from .roles import is_draft_name
-from .sources import SourceError
 from .summary import ENTRY, LazyClasses, ModuleSummary
+from .syntax.refs import Ref
+from .syntax.sources import SourceError
 
 if TYPE_CHECKING:
     from .calls import CallReader
     from .entities import Entity
     from .project import Project
     from .resolve import Resolver
-    from .scope import Scope
+    from .syntax.scope import Scope
 
 REGISTRY_FILE = "registry.py"
 REGISTRY_LOOKUP = "resolve_model_cls"  # SGLang's ModelRegistry: architecture name -> EntryClass class

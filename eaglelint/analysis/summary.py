@@ -18,15 +18,15 @@ from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from .class_body import class_statements, dotted, late_members, members_added_to_argument, star_module
 from .exprs import MAX_EXPANSION, expression_refs
-from .forwarding import Node, compile_getattr, string_set
 from .method_facts import SPEC_HIDDEN_TEXT, SPEC_INFO, only_raises_not_implemented, reads_spec_hidden, super_calls
 from .prefilter import dynamic_attr
-from .refs import Ref
-from .scope import Scope, import_bindings, walk_local
-from .sources import SourceLines, split_lines
-from .textscan import Anchored
+from .syntax.class_body import class_statements, dotted, late_members, members_added_to_argument, star_module
+from .syntax.forwarding import Node, compile_getattr, string_set
+from .syntax.refs import Ref
+from .syntax.scope import Scope, import_bindings, walk_local
+from .syntax.sources import SourceLines, split_lines
+from .syntax.textscan import Anchored
 
 
 @dataclass(frozen=True)

@@ -41,10 +41,10 @@ from pathlib import Path
 from ..packs import load_normal_truths
 from .capture_chain import Broken, Chain, Methods, Place, Write
 from .choices import held_classes
-from .class_body import class_node
 from .normal_path import NormalPath
 from .resolve import ClassEntity, Resolver
-from .sources import SourceError
+from .syntax.class_body import class_node
+from .syntax.sources import SourceError
 
 SETTER = "set_aux_hidden_state_layers"
 DEFAULT_LAYERS = "get_eagle3_default_aux_hidden_state_layers"

@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .class_body import class_node
 from .entities import ClassEntity, Entity, InstanceEntity, ModuleEntity, Unknown
 from .prefilter import DEFAULT_HELD_ATTR
 from .project import Project
-from .refs import Ref
-from .sources import SourceError
+from .syntax.class_body import class_node
+from .syntax.refs import Ref
+from .syntax.sources import SourceError
 
 if TYPE_CHECKING:  # the resolver and the reader hand references here; only their types are needed
     from .calls import CallReader

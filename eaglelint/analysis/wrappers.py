@@ -7,10 +7,10 @@ support matrix all ask which classes `self.<attr>` may hold; none of them owns i
 from __future__ import annotations
 
 from .choices import held_classes
-from .refs import Ref
 from .resolve import ClassEntity, Resolver
 from .served import is_served
 from .summary import mentions
+from .syntax.refs import Ref
 
 
 def wrapped_candidates(resolver: Resolver, wrapper: ClassEntity, attr: str) -> tuple[list[ClassEntity], list[str]]:

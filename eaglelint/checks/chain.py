@@ -23,7 +23,7 @@ from ..analysis.drafts import is_draft
 from ..analysis.owners import owner_analysis
 from ..analysis.resolve import ClassEntity
 from ..analysis.roles import is_draft_name
-from ..analysis.textscan import Anchored
+from ..analysis.syntax.textscan import Anchored
 from ..findings import Finding
 from .aux import captures
 from .context import Context

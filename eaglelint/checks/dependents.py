@@ -33,7 +33,7 @@ from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.served import REGISTRY_LOOKUP
-from ..analysis.sources import SourceError
+from ..analysis.syntax.sources import SourceError
 from ..analysis.wrappers import wrapped_candidates
 from ..packs import pack_members, select_interfaces
 from .held import HeldIndex, held_wrapper

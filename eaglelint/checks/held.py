@@ -32,9 +32,9 @@ from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft_name
 from ..analysis.served import EMBED_AND_HEAD, HEAD, LOGITS, is_served
-from ..analysis.sources import SourceError
 from ..analysis.summary import ClassInfo
-from ..analysis.textscan import Anchored
+from ..analysis.syntax.sources import SourceError
+from ..analysis.syntax.textscan import Anchored
 from ..analysis.wrappers import wrapped_candidates
 from .owner import ClassIndex
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, SETTER_CALL, WrapperAssignTest, is_dynamic_attr
 from ..analysis.project import Project
-from ..analysis.sources import SourceError
+from ..analysis.syntax.sources import SourceError
 from ..findings import INTERNAL_ERROR, CheckResult, Finding, file_error
 from ..fix.styles import DEFAULT_STYLE
 from ..packs import Interface, pack_members, sglang_members

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from ..analysis.sources import SourceError, parse_source, read_source
+from ..analysis.syntax.sources import SourceError, parse_source, read_source
 from ..packs import Interface, InterfaceMethod
 from .scan import EngineName, EngineScan, ScanRules
 

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..analysis.sources import SourceError, parse_source, read_source
+from ..analysis.syntax.sources import SourceError, parse_source, read_source
 from ..packs import RulesError, load_toml, rules_dir
 
 

@@ -27,8 +27,8 @@ import sys
 from pathlib import Path
 
 from ..analysis.project import Project
-from ..analysis.refs import Ref
 from ..analysis.summary import ModuleSummary
+from ..analysis.syntax.refs import Ref
 from ..findings import Edit, ImportNeed
 from .delegation import MAX_LINE
 

@@ -25,10 +25,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.class_body import class_node
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.summary import free_names_of_text
+from ..analysis.syntax.class_body import class_node
 from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_interfaces
 from .delegation import MAX_LINE, Delegation, render

@@ -35,7 +35,7 @@ from ..analysis.owners import (
 from ..analysis.presence import has_member
 from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
-from ..analysis.sources import SourceError
+from ..analysis.syntax.sources import SourceError
 from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_normal_truths
 from .edits import Edit, EditableFile, NotFixable, after_body

@@ -20,7 +20,6 @@ from ..analysis.checkpoint import registry_candidates
 from ..analysis.choices import held_classes
 from ..analysis.discover import discover
 from ..analysis.drafts import is_draft
-from ..analysis.forwarding import forwarded
 from ..analysis.owners import OwnerAnalysis
 from ..analysis.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.presence import has_member, presence
@@ -28,6 +27,7 @@ from ..analysis.project import Project
 from ..analysis.resolve import ClassEntity, Resolver
 from ..analysis.served import module_entries
 from ..analysis.summary import ModuleSummary
+from ..analysis.syntax.forwarding import forwarded
 from ..analysis.wrappers import wrapped_candidates
 from ..checks.aux import CAPTURES
 from ..checks.chain import CODE_BY_LINK

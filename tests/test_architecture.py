@@ -204,7 +204,7 @@ READERS = {"read_bytes", "read_source", "read_text", "parse_source", "open"}
 READS_ALLOWED: dict[str, set[str]] = {
     "eaglelint.analysis.syntax.sources": {"read_bytes", "open"},  # the guarded reader itself (os.open)
     "eaglelint.analysis.project": {"read_bytes", "parse_source"},  # the owner: reads and parses, once
-    "eaglelint.analysis.cache": {"read_bytes", "open"},  # cache entries, and eaglelint's own code for its tag
+    "eaglelint.analysis.store.cache": {"read_bytes", "open"},  # cache entries, and eaglelint's own code for its tag
     "eaglelint.analysis.roles": {"read_source"},  # SGLang's configs/model_config.py: engine config (see docstring)
     "eaglelint.drift.scan": {"read_source", "parse_source"},  # SGLang's engine files, not the checked tree
     "eaglelint.drift.compare": {"read_source", "parse_source"},  # sglang/_version.py: engine metadata

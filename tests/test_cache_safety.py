@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, REPO
 
-from eaglelint.analysis import cache as cachemod
-from eaglelint.analysis.cache import SummaryCache, format_tag
-from eaglelint.analysis.cache_codec import HEADER, EntryError, decode, encode
 from eaglelint.analysis.project import summarize_raw
+from eaglelint.analysis.store import cache as cachemod
+from eaglelint.analysis.store.cache import SummaryCache, format_tag
+from eaglelint.analysis.store.cache_codec import HEADER, EntryError, decode, encode
 
 TREE = FIXTURES / "check"
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from fetch_sglang import models_dir, vllm_models_dir
 
-from eaglelint.analysis.cache import SummaryCache
-from eaglelint.analysis.cache_codec import decode, encode
 from eaglelint.analysis.project import Project
+from eaglelint.analysis.store.cache import SummaryCache
+from eaglelint.analysis.store.cache_codec import decode, encode
 from eaglelint.analysis.summary import LazyClasses, LazyFunctions, ModuleSummary, summarize, summarize_lazily
 
 FIELDS = ("names", "functions", "entry_classes", "entry_refs", "star_imports", "all_names", "late_members")

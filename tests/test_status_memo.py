@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from eaglelint.analysis import project as project_module
-from eaglelint.analysis.cache import SummaryCache
-from eaglelint.analysis.cache_codec import EntryError, StatusMemo, decode, encode
 from eaglelint.analysis.project import Project
+from eaglelint.analysis.store.cache import SummaryCache
+from eaglelint.analysis.store.cache_codec import EntryError, StatusMemo, decode, encode
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

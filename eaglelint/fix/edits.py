@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.cache import SummaryCache
+from ..analysis.store.cache import SummaryCache
 from ..analysis.syntax.class_body import class_node
 from ..analysis.syntax.sources import SourceError, parse_source, read_source, split_lines
 from ..findings import Edit, Finding

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from .. import __version__
+from ... import __version__
 from .cache_codec import MAX_ENTRY_BYTES, EntryError, decode, encode
 
 DEFAULT_MAX_SIZE = 256 * 1024 * 1024
@@ -52,7 +52,7 @@ def default_cache_dir() -> Path:
 @cache
 def format_tag() -> bytes:
     digest = hashlib.sha256(f"{__version__}|{sys.version_info[:2]}".encode())
-    for path in sorted(Path(__file__).parent.parent.rglob("*.py")):  # any code change starts afresh
+    for path in sorted(Path(__file__).parents[2].rglob("*.py")):  # any code change starts afresh
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16].encode()
 

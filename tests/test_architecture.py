@@ -136,12 +136,12 @@ def test_no_private_names_imported_across_modules():
 
 # The core of the analysis: reading Python (summaries, expressions as Refs) and resolving it
 # across modules. It names no engine: an engine's calls reach it only through the call hooks
-# the engine's own module provides (analysis/calls.py), which analysis/__init__.py lists.
-CORE = tuple(f"eaglelint.analysis.{m}" for m in ("resolve", "exprs", "syntax.refs", "summary", "syntax.scope",
-                                                 "entities", "calls", "project"))
+# the engine's own module provides (analysis/python/calls.py), which analysis/__init__.py lists.
+CORE = tuple(f"eaglelint.analysis.{m}" for m in ("python.resolve", "python.exprs", "syntax.refs", "python.summary",
+                                                 "syntax.scope", "python.entities", "python.calls", "python.project"))
 # The engines' layers, built on the core: SGLang's registry (served.py) and the choices read
 # through it, vLLM's registry and loaders, each engine's capture chain and checkpoint choices.
-ENGINE_LAYERS = tuple(f"eaglelint.analysis.{m}" for m in ("served", "choices", "vllm_registry", "vllm_chain",
+ENGINE_LAYERS = tuple(f"eaglelint.analysis.{m}" for m in ("served", "python.choices", "vllm_registry", "vllm_chain",
                                                           "capture_chain", "checkpoint"))
 
 
@@ -198,12 +198,12 @@ def test_every_code_is_expected_by_a_fixture():
 
 
 # The calls that read or parse a file. Outside analysis/syntax/sources.py (the guarded reader) and
-# analysis/project.py (the one owner of a scanned file's bytes and trees), a module may make
+# analysis/python/project.py (the one owner of a scanned file's bytes and trees), a module may make
 # one only for a file that is not a scanned source, or while its move onto Project is pending.
 READERS = {"read_bytes", "read_source", "read_text", "parse_source", "open"}
 READS_ALLOWED: dict[str, set[str]] = {
     "eaglelint.analysis.syntax.sources": {"read_bytes", "open"},  # the guarded reader itself (os.open)
-    "eaglelint.analysis.project": {"read_bytes", "parse_source"},  # the owner: reads and parses, once
+    "eaglelint.analysis.python.project": {"read_bytes", "parse_source"},  # the owner: reads and parses, once
     "eaglelint.analysis.store.cache": {"read_bytes", "open"},  # cache entries, and eaglelint's own code for its tag
     "eaglelint.analysis.roles": {"read_source"},  # SGLang's configs/model_config.py: engine config (see docstring)
     "eaglelint.drift.scan": {"read_source", "parse_source"},  # SGLang's engine files, not the checked tree
@@ -235,7 +235,7 @@ def reader_calls(path: Path) -> set[str]:
 
 
 def test_only_the_project_reads_scanned_files():
-    """Every read of a scanned file goes through analysis/project.py's Project (read once,
+    """Every read of a scanned file goes through analysis/python/project.py's Project (read once,
     through the FIFO and size guard, digest noted, parsed once): a module that reads or
     parses a file itself fails here, unless the allow-list above says why it may."""
     found = {module_name(p): reader_calls(p) for p in sorted(PACKAGE.rglob("*.py"))}

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, REPO
 
-from eaglelint.analysis.project import summarize_raw
+from eaglelint.analysis.python.project import summarize_raw
 from eaglelint.analysis.store import cache as cachemod
 from eaglelint.analysis.store.cache import SummaryCache, format_tag
 from eaglelint.analysis.store.cache_codec import HEADER, EntryError, decode, encode

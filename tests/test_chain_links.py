@@ -10,8 +10,8 @@ from conftest import FIXTURES
 
 from eaglelint.analysis.capture_chain import CaptureChainAnalysis
 from eaglelint.analysis.owners import OwnerAnalysis
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
 
 MODELS = FIXTURES / "chain_oracle" / "sglang" / "srt" / "models"
 

@@ -34,9 +34,9 @@ import sglang_standins as standins
 from conftest import FIXTURES
 from test_check_fixtures import expected
 
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import Resolver
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import Resolver
 from eaglelint.analysis.served import served
 from eaglelint.checks.members import UNRESOLVED, code_for
 from eaglelint.checks.owner import CODE as OWNER_CODE

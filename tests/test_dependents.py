@@ -13,8 +13,8 @@ import pytest
 from conftest import FIXTURES
 from test_cli import run
 
-from eaglelint.analysis.discover import tree_of
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.discover import tree_of
+from eaglelint.analysis.python.project import Project
 from eaglelint.checks.dependents import find_dependents
 from eaglelint.pipeline.lint import lint
 

@@ -20,9 +20,9 @@ import pytest
 from conftest import REPO
 
 from eaglelint import cli
-from eaglelint.analysis import summary
-from eaglelint.analysis.exprs import _Refs
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python import summary
+from eaglelint.analysis.python.exprs import _Refs
+from eaglelint.analysis.python.project import Project
 from eaglelint.checks import aux, members
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix import plan as fixmod

@@ -9,7 +9,7 @@ import pytest
 from conftest import FIXTURES
 from test_check_fixtures import FILES, expected, packs_of
 
-from eaglelint.analysis.discover import discover
+from eaglelint.analysis.python.discover import discover
 from eaglelint.checks.marker_scan import CODE as MARKER_CODE
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import RulesError, load_interfaces, select_interfaces

@@ -19,9 +19,9 @@ from types import SimpleNamespace
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.presence import has_member
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
+from eaglelint.analysis.python.presence import has_member
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
 from eaglelint.checks.aux import AuxChecker
 from eaglelint.packs import load_codes
 from eaglelint.pipeline.lint import SettingsFinder, lint

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from fetch_sglang import models_dir
 
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import Resolver
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import Resolver
 from eaglelint.analysis.served import served
 from eaglelint.checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from eaglelint.checks.run import CheckOptions, check_files

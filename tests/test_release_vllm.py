@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from fetch_sglang import VLLM_VERSION, vllm_model_dirs, vllm_root
 
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix.plan import plan_fixes, write_fix
 from eaglelint.packs import select_interfaces
@@ -493,7 +493,7 @@ def test_vllm_0_33_capture_chain_breaks(findings):
 
 def test_vllm_0_33_chains_followed_to_a_collecting_decoder():
     from eaglelint.analysis.owners import OwnerAnalysis
-    from eaglelint.analysis.resolve import ClassEntity, Resolver
+    from eaglelint.analysis.python.resolve import ClassEntity, Resolver
     from eaglelint.analysis.vllm_chain import VllmChainAnalysis
     from eaglelint.analysis.vllm_registry import registry_for, served
     from eaglelint.checks.marker import marker_in_mro

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.discover import discover
 from eaglelint.analysis.drafts import is_draft, runs_on_target_hidden
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
 from eaglelint.analysis.roles import is_draft_name
 from eaglelint.analysis.store.cache_codec import decode, encode
 

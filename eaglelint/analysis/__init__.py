@@ -8,7 +8,7 @@ hook in this list; the core (exprs.py, resolve.py and what they import) names no
 and tests/test_architecture.py keeps it so.
 """
 
-from .calls import HOOKS, CallHook
+from .python.calls import HOOKS, CallHook
 
 
 def engine_hooks() -> tuple[CallHook, ...]:

@@ -43,10 +43,10 @@ from pathlib import Path
 from typing import Protocol
 
 from ..packs import load_normal_truths
-from .choices import held_classes, read_off_classes
-from .normal_path import NormalPath, combined
-from .presence import has_member
-from .resolve import ClassEntity, FunctionEntity, Member, Resolver, SeqEntity
+from .python.choices import held_classes, read_off_classes
+from .python.normal_path import NormalPath, combined
+from .python.presence import has_member
+from .python.resolve import ClassEntity, FunctionEntity, Member, Resolver, SeqEntity
 from .served import HEAD, LOGITS, text_models
 from .syntax.refs import Ref
 from .syntax.scope import nodes_of

@@ -15,10 +15,10 @@ modules whose text names spec_info), so telling a draft parses nothing more.
 
 from __future__ import annotations
 
-from .choices import held_classes
-from .entities import ClassEntity
-from .method_facts import SPEC_HIDDEN_BYTES
-from .resolve import Resolver
+from .python.choices import held_classes
+from .python.entities import ClassEntity
+from .python.method_facts import SPEC_HIDDEN_BYTES
+from .python.resolve import Resolver
 from .roles import is_draft_name
 from .syntax.sources import SourceError
 

@@ -21,11 +21,11 @@ import re
 from dataclasses import dataclass, replace
 
 from .capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
-from .exprs import expression_refs
-from .prefilter import DEFAULT_HELD_ATTR
-from .resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
+from .python.exprs import expression_refs
+from .python.prefilter import DEFAULT_HELD_ATTR
+from .python.resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
+from .python.summary import LazyClasses
 from .served import HEAD, LOGITS
-from .summary import LazyClasses
 from .syntax.class_body import class_node
 from .syntax.refs import Ref
 from .syntax.sources import SourceError, split_lines

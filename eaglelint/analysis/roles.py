@@ -7,7 +7,7 @@ pre-filter: `configs/model_config.py` rewrites the target's architecture for the
 (`self.hf_config.architectures[0] = "Qwen3MoeForCausalLMMTP"` when is_draft_model), and
 SGLang names its EAGLE/MTP/NextN/DFlash/DSpark draft classes by their role.
 
-`configs/model_config.py` is read here, once per tree, not through analysis/project.py:
+`configs/model_config.py` is read here, once per tree, not through analysis/python/project.py:
 it is the engine's configuration code, read for string literals, never summarised,
 checked or written, and the role test is asked with a class name and a path alone
 (the bytes index in checks/held.py asks before any Project summary exists).

@@ -10,7 +10,7 @@ else is taken for one class, and each class is keyed by its own `__name__`. So a
 an `EntryClass` inside a subpackage is not (the registry never imports it there).
 Here the same walk is made over the summaries, nothing imported: the top-level
 modules of the folder that holds `registry.py`, each `EntryClass` evaluated with the
-resolver (analysis/resolve.py).
+resolver (analysis/python/resolve.py).
 
 `resolve_model_cls(name)` returns the registered class of that `__name__`; where the
 name comes from a checkpoint's config, every registered text model can be the answer
@@ -28,18 +28,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
-from .entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
-from .prefilter import DEFAULT_HELD_ATTR
+from .python.entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
+from .python.prefilter import DEFAULT_HELD_ATTR
+from .python.summary import ENTRY, LazyClasses, ModuleSummary
 from .roles import is_draft_name
-from .summary import ENTRY, LazyClasses, ModuleSummary
 from .syntax.refs import Ref
 from .syntax.sources import SourceError
 
 if TYPE_CHECKING:
-    from .calls import CallReader
-    from .entities import Entity
-    from .project import Project
-    from .resolve import Resolver
+    from .python.calls import CallReader
+    from .python.entities import Entity
+    from .python.project import Project
+    from .python.resolve import Resolver
     from .syntax.scope import Scope
 
 REGISTRY_FILE = "registry.py"

@@ -40,9 +40,9 @@ from pathlib import Path
 
 from ..packs import load_normal_truths
 from .capture_chain import Broken, Chain, Methods, Place, Write
-from .choices import held_classes
-from .normal_path import NormalPath
-from .resolve import ClassEntity, Resolver
+from .python.choices import held_classes
+from .python.normal_path import NormalPath
+from .python.resolve import ClassEntity, Resolver
 from .syntax.class_body import class_node
 from .syntax.sources import SourceError
 

@@ -6,10 +6,10 @@ support matrix all ask which classes `self.<attr>` may hold; none of them owns i
 
 from __future__ import annotations
 
-from .choices import held_classes
-from .resolve import ClassEntity, Resolver
+from .python.choices import held_classes
+from .python.resolve import ClassEntity, Resolver
+from .python.summary import mentions
 from .served import is_served
-from .summary import mentions
 from .syntax.refs import Ref
 
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from ..analysis.drafts import is_draft
 from ..analysis.owners import owner_analysis
-from ..analysis.presence import forwards_some, has_member
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.python.presence import forwards_some, has_member
+from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.served import is_served
 from ..analysis.syntax.class_body import local_nodes
 from ..analysis.wrappers import is_component, wrapped_candidates

@@ -21,7 +21,7 @@ from pathlib import Path
 from ..analysis.capture_chain import Broken, CaptureChainAnalysis, Chain
 from ..analysis.drafts import is_draft
 from ..analysis.owners import owner_analysis
-from ..analysis.resolve import ClassEntity
+from ..analysis.python.resolve import ClassEntity
 from ..analysis.roles import is_draft_name
 from ..analysis.syntax.textscan import Anchored
 from ..findings import Finding

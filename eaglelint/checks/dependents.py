@@ -28,10 +28,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.discover import tree_files
-from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
-from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.python.discover import tree_files
+from ..analysis.python.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.served import REGISTRY_LOOKUP
 from ..analysis.syntax.sources import SourceError
 from ..analysis.wrappers import wrapped_candidates

@@ -24,15 +24,15 @@ import os
 import re
 from pathlib import Path
 
-from ..analysis.discover import tree_files
 from ..analysis.owners import OwnerAnalysis, owner_analysis
-from ..analysis.prefilter import SETTERS, dynamic_attr
-from ..analysis.presence import has_member
-from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.python.discover import tree_files
+from ..analysis.python.prefilter import SETTERS, dynamic_attr
+from ..analysis.python.presence import has_member
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity, Resolver
+from ..analysis.python.summary import ClassInfo
 from ..analysis.roles import is_draft_name
 from ..analysis.served import EMBED_AND_HEAD, HEAD, LOGITS, is_served
-from ..analysis.summary import ClassInfo
 from ..analysis.syntax.sources import SourceError
 from ..analysis.syntax.textscan import Anchored
 from ..analysis.wrappers import wrapped_candidates

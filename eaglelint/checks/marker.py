@@ -22,8 +22,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..analysis.prefilter import DEFAULT_HELD_ATTR
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.python.prefilter import DEFAULT_HELD_ATTR
+from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.syntax.class_body import class_node
 from ..analysis.syntax.sources import SourceError
 

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..analysis.owners import OwnerAnalysis
-from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS
-from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.python.prefilter import DEFAULT_WRAPPER_ATTRS
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.vllm_registry import is_checkpoint_choice, registry_for, served, text_models
 from ..analysis.wrappers import wrapped_candidates
 from ..findings import Finding

@@ -22,7 +22,6 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..analysis.choices import held_classes
 from ..analysis.drafts import is_draft
 from ..analysis.owners import (
     ASSIGNS_DECODER,
@@ -33,9 +32,10 @@ from ..analysis.owners import (
     OwnerAnalysis,
     owner_analysis,
 )
-from ..analysis.presence import has_member
-from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.python.choices import held_classes
+from ..analysis.python.presence import has_member
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.roles import is_draft_name
 from ..analysis.served import served
 from ..findings import Finding

@@ -27,8 +27,8 @@ from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
-from ..analysis.project import FoundBroken, Project, internal_error
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.python.project import FoundBroken, Project, internal_error
+from ..analysis.python.resolve import ClassEntity, Resolver
 from ..findings import Finding, file_error
 from ..fix.edits import EditableFile, NotFixable, Planner
 from ..packs import load_codes

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, SETTER_CALL, WrapperAssignTest, is_dynamic_attr
-from ..analysis.project import Project
+from ..analysis.python.prefilter import DEFAULT_WRAPPER_ATTRS, SETTER_CALL, WrapperAssignTest, is_dynamic_attr
+from ..analysis.python.project import Project
 from ..analysis.syntax.sources import SourceError
 from ..findings import INTERNAL_ERROR, CheckResult, Finding, file_error
 from ..fix.styles import DEFAULT_STYLE
 from ..packs import Interface, pack_members, sglang_members
 
 if TYPE_CHECKING:
-    from ..analysis.resolve import ClassEntity
+    from ..analysis.python.resolve import ClassEntity
 
 @dataclass(frozen=True)
 class CheckOptions:
@@ -60,7 +60,7 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
     if unread:  # keyed by the bytes read, which a status may have vouched for wrongly
         run_key = _run_key(project, options, list(raws))
     # a cache hit needs none of the analysis or the checks: imported here, on a miss
-    from ..analysis.resolve import ClassEntity
+    from ..analysis.python.resolve import ClassEntity
     from .context import Context
     from .held import HeldIndex, held_wrapper, tree_raws
     from .registry import plan_fixes, run_checks, subject_files

@@ -27,7 +27,7 @@ from ..analysis.syntax.sources import SourceError, parse_source, read_source, sp
 from ..findings import Edit, Finding
 
 if TYPE_CHECKING:  # the edit model is data; a project is only handed in
-    from ..analysis.project import Project
+    from ..analysis.python.project import Project
 
 BOM = b"\xef\xbb\xbf"
 

@@ -26,8 +26,8 @@ import os
 import sys
 from pathlib import Path
 
-from ..analysis.project import Project
-from ..analysis.summary import ModuleSummary
+from ..analysis.python.project import Project
+from ..analysis.python.summary import ModuleSummary
 from ..analysis.syntax.refs import Ref
 from ..findings import Edit, ImportNeed
 from .delegation import MAX_LINE

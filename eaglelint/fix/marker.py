@@ -25,9 +25,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
-from ..analysis.summary import free_names_of_text
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity, Resolver
+from ..analysis.python.summary import free_names_of_text
 from ..analysis.syntax.class_body import class_node
 from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_interfaces

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..analysis.capture_chain import DecoderCapture, plus
-from ..analysis.normal_path import NormalPath
 from ..analysis.owners import (
     CAPTURE_HOOK,
     LOGITS,
@@ -32,9 +31,10 @@ from ..analysis.owners import (
     owner_analysis,
     self_attrs,
 )
-from ..analysis.presence import has_member
-from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.python.normal_path import NormalPath
+from ..analysis.python.presence import has_member
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.syntax.sources import SourceError
 from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_normal_truths

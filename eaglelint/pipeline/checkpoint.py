@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis.checkpoint import ARCHITECTURES, Pick, branch_pick, registry_pick, served_class, table_pick
-from ..analysis.discover import discover
 from ..analysis.owners import OwnerAnalysis
-from ..analysis.presence import has_member
-from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.python.discover import discover
+from ..analysis.python.presence import has_member
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.served import REGISTRY_FILE, served
 from ..checks.run import CheckOptions, check_files
 from ..findings import Finding

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..analysis.discover import discover
-from ..analysis.project import Project
+from ..analysis.python.discover import discover
+from ..analysis.python.project import Project
 from ..checks.run import CheckOptions, check_files
 from ..config import ConfigError, Settings, find_config, load_settings
 from ..findings import Finding, file_error

@@ -17,16 +17,16 @@ from typing import NamedTuple
 
 from ..analysis.capture_chain import HEAD, LAYER_CONTAINER, LOGITS, CaptureChainAnalysis
 from ..analysis.checkpoint import registry_candidates
-from ..analysis.choices import held_classes
-from ..analysis.discover import discover
 from ..analysis.drafts import is_draft
 from ..analysis.owners import OwnerAnalysis
-from ..analysis.prefilter import DEFAULT_HELD_ATTR
-from ..analysis.presence import has_member, presence
-from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.python.choices import held_classes
+from ..analysis.python.discover import discover
+from ..analysis.python.prefilter import DEFAULT_HELD_ATTR
+from ..analysis.python.presence import has_member, presence
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity, Resolver
+from ..analysis.python.summary import ModuleSummary
 from ..analysis.served import module_entries
-from ..analysis.summary import ModuleSummary
 from ..analysis.syntax.forwarding import forwarded
 from ..analysis.wrappers import wrapped_candidates
 from ..checks.aux import CAPTURES

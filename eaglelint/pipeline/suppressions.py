@@ -26,7 +26,7 @@ from ..findings import Finding
 from ..packs import load_codes
 
 if TYPE_CHECKING:
-    from ..analysis.project import Project
+    from ..analysis.python.project import Project
 
 UNUSED_SUPPRESSION = "EGL900"  # a suppression that silenced nothing (--report-unused-suppressions)
 OWN = re.compile(r"EGL\d+\Z")

@@ -25,7 +25,7 @@ from ..syntax.directives import DIRECTIVE_KINDS, Directive, DirectiveScan
 if TYPE_CHECKING:  # imported where a summary is encoded or decoded: a warm run reads findings only
     from collections.abc import MutableMapping
 
-    from ..summary import ClassInfo, FunctionInfo, ModuleSummary
+    from ..python.summary import ClassInfo, FunctionInfo, ModuleSummary
     from ..syntax.refs import Ref
 
 HEADER = b"eaglelint-cache 6\n"  # bump the number when the layout below changes
@@ -40,7 +40,7 @@ class EntryError(Exception):
 class StatusMemo:
     """What a file's status said when its bytes had a digest: path -> (size, mtime_ns,
     ctime_ns, inode, digest). A warm run that finds the same status takes the digest
-    without reading the file (analysis/project.py `unchanged_since`)."""
+    without reading the file (analysis/python/project.py `unchanged_since`)."""
 
     entries: dict[str, tuple[int, int, int, int, str]]
 
@@ -127,7 +127,7 @@ def _classes(classes, functions_pending: bool = False) -> dict | list:
     """A dict of classes; a lazily parsed module's as [[name, class or None (pending)], ...],
     its pending classes' lines and its constants, so that a later run parses only what it needs
     (kept so too while any of its functions is pending: they are parsed through it)."""
-    from ..summary import LazyClasses
+    from ..python.summary import LazyClasses
 
     if not isinstance(classes, LazyClasses) or not classes.pending and not functions_pending:
         return {name: _class(c) for name, c in classes.items()}
@@ -139,7 +139,7 @@ def _classes(classes, functions_pending: bool = False) -> dict | list:
 def _functions(functions) -> dict | list:
     """A dict of functions; a lazily parsed module's with pending ones as [[name, function or
     None (pending)], ...] and their lines."""
-    from ..summary import LazyFunctions
+    from ..python.summary import LazyFunctions
 
     if not isinstance(functions, LazyFunctions) or not functions.pending:
         return {name: _function(f) for name, f in functions.items()}
@@ -227,7 +227,15 @@ def _load_node(v):
 
 def _load_summary(v) -> ModuleSummary:
     """The loaders close over summary.py's classes, imported here on first use."""
-    from ..summary import ClassInfo, FunctionInfo, LazyClasses, LazyFunctions, ModuleSummary, Param, WrapperAssign
+    from ..python.summary import (
+        ClassInfo,
+        FunctionInfo,
+        LazyClasses,
+        LazyFunctions,
+        ModuleSummary,
+        Param,
+        WrapperAssign,
+    )
     from ..syntax.refs import Ref
 
     def load_ref(v) -> Ref:

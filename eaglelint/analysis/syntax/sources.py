@@ -46,7 +46,7 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
 def read_bytes_and_stat(path: Path, limit: int | None = None) -> tuple[bytes, os.stat_result]:
     """read_bytes, and the file's status taken on the open file before reading it: a write
     after that moves its mtime and ctime, so a status that still matches later means these
-    bytes (analysis/project.py `unchanged_since`)."""
+    bytes (analysis/python/project.py `unchanged_since`)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as file:

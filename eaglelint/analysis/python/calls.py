@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # what a hook is handed; the core modules, only as types
     import ast
 
+    from ..syntax.refs import Ref
+    from ..syntax.scope import Scope
     from .entities import ClassEntity, Entity
     from .resolve import Resolver
-    from .syntax.refs import Ref
-    from .syntax.scope import Scope
 
 
 class CallReader(Protocol):

@@ -22,7 +22,7 @@ import operator
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from ..packs import EngineTruth
+from ...packs import EngineTruth
 
 # len(x) compared with an int constant: whether it holds for every length in [low, high]
 _COMPARE: dict[type[ast.cmpop], Callable[[int, int], bool]] = {

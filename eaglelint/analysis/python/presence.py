@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 
+from ..syntax.forwarding import forwarded
+from ..syntax.refs import Ref
 from .resolve import ClassEntity, FunctionEntity, Member, Resolver, Unknown
-from .syntax.forwarding import forwarded
-from .syntax.refs import Ref
 
 # class decorators that add no methods to a class
 HARMLESS_DECORATORS = frozenset({"dataclass", "final", "runtime_checkable", "total_ordering"})

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import ast
 
+from ..syntax.refs import Ref
+from ..syntax.scope import Scope
 from .calls import HOOKS
-from .syntax.refs import Ref
-from .syntax.scope import Scope
 
 MAX_EXPANSION = 64  # refs kept for one local name
 MAX_REF_DEPTH = 64  # nesting of one expression that is followed

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .syntax.textscan import Anchored
+from ..syntax.textscan import Anchored
 
 # The attribute SGLang's and vLLM's multimodal wrappers hold their language model in: a class
 # that assigns it is a wrapper whatever it holds, vLLM's EAGLE-3 protocol defaults fall back

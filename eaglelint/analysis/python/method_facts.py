@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 import re
 
+from ..syntax.refs import Ref
 from .exprs import expression_refs
-from .syntax.refs import Ref
 
 CONSTRUCTOR = "__init__"
 SPEC_INFO = "spec_info"  # ForwardBatch.spec_info: what the speculative worker hands the model it runs

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..syntax.refs import Ref
 from .calls import HOOKS
 from .entities import (  # re-exported: what resolve() returns
     ClassEntity as ClassEntity,
@@ -44,7 +45,6 @@ from .exprs import expression_refs
 from .method_facts import CONSTRUCTOR
 from .project import Project
 from .summary import ClassInfo, FunctionInfo, LazyClasses, ModuleSummary, Param, WrapperAssign
-from .syntax.refs import Ref
 
 MAX_DEPTH = 24
 

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .store.cache import SummaryCache
-from .store.cache_codec import StatusMemo
-from .syntax.sources import (
+from ..store.cache import SummaryCache
+from ..store.cache_codec import StatusMemo
+from ..syntax.sources import (
     DEFAULT_MAX_FILE_SIZE,
     Source,
     SourceError,
@@ -97,7 +97,7 @@ def summarize_for_cache(path: Path, raw: bytes, debug: bool, encode: bool,
     and, when a cache will keep a whole summary, its entry's bytes, so that encoding happens
     in the worker too and the parent only writes them. A lazily read summary is kept by the
     parent once its run is done (`Project.save`); one found broken is sent as its reason."""
-    from .store.cache_codec import encode as encode_entry
+    from ..store.cache_codec import encode as encode_entry
     from .summary import LazyClasses
 
     value = summarize_raw(path, raw, debug, lazy=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..syntax.refs import Ref
 from .summary import FunctionInfo
-from .syntax.refs import Ref
 
 
 @dataclass(frozen=True)

@@ -18,15 +18,15 @@ from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from ..syntax.class_body import class_statements, dotted, late_members, members_added_to_argument, star_module
+from ..syntax.forwarding import Node, compile_getattr, string_set
+from ..syntax.refs import Ref
+from ..syntax.scope import Scope, import_bindings, walk_local
+from ..syntax.sources import SourceLines, split_lines
+from ..syntax.textscan import Anchored
 from .exprs import MAX_EXPANSION, expression_refs
 from .method_facts import SPEC_HIDDEN_TEXT, SPEC_INFO, only_raises_not_implemented, reads_spec_hidden, super_calls
 from .prefilter import dynamic_attr
-from .syntax.class_body import class_statements, dotted, late_members, members_added_to_argument, star_module
-from .syntax.forwarding import Node, compile_getattr, string_set
-from .syntax.refs import Ref
-from .syntax.scope import Scope, import_bindings, walk_local
-from .syntax.sources import SourceLines, split_lines
-from .syntax.textscan import Anchored
 
 
 @dataclass(frozen=True)
@@ -356,7 +356,7 @@ class LazyClasses(_Lazy[ClassInfo]):
             self._on_error = on_error
 
     def __getstate__(self) -> dict:
-        """What a worker sends back (analysis/project.py `prefetch`): the classes and the
+        """What a worker sends back (analysis/python/project.py `prefetch`): the classes and the
         lines of those still pending, not the text, the summariser or the callbacks, which
         the receiving project binds again."""
         state = dict(self.__dict__)

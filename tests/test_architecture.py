@@ -141,8 +141,9 @@ CORE = tuple(f"eaglelint.analysis.{m}" for m in ("python.resolve", "python.exprs
                                                  "syntax.scope", "python.entities", "python.calls", "python.project"))
 # The engines' layers, built on the core: SGLang's registry (served.py) and the choices read
 # through it, vLLM's registry and loaders, each engine's capture chain and checkpoint choices.
-ENGINE_LAYERS = tuple(f"eaglelint.analysis.{m}" for m in ("served", "python.choices", "vllm_registry", "vllm_chain",
-                                                          "capture_chain", "checkpoint"))
+ENGINE_LAYERS = tuple(f"eaglelint.analysis.{m}" for m in ("sglang.served", "python.choices", "vllm.vllm_registry",
+                                                          "vllm.vllm_chain", "sglang.capture_chain",
+                                                          "sglang.checkpoint"))
 
 
 def test_the_core_imports_no_engine_layer():
@@ -205,7 +206,7 @@ READS_ALLOWED: dict[str, set[str]] = {
     "eaglelint.analysis.syntax.sources": {"read_bytes", "open"},  # the guarded reader itself (os.open)
     "eaglelint.analysis.python.project": {"read_bytes", "parse_source"},  # the owner: reads and parses, once
     "eaglelint.analysis.store.cache": {"read_bytes", "open"},  # cache entries, and eaglelint's own code for its tag
-    "eaglelint.analysis.roles": {"read_source"},  # SGLang's configs/model_config.py: engine config (see docstring)
+    "eaglelint.analysis.sglang.roles": {"read_source"},  # SGLang's configs/model_config.py: engine config (see docstring)
     "eaglelint.drift.scan": {"read_source", "parse_source"},  # SGLang's engine files, not the checked tree
     "eaglelint.drift.compare": {"read_source", "parse_source"},  # sglang/_version.py: engine metadata
     "eaglelint.config": {"read_text"},  # .eaglelint.toml / pyproject.toml

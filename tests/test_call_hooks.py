@@ -77,7 +77,7 @@ def test_the_engines_hooks_are_in_place_for_any_user_of_the_core_and_imported_wh
     probe = textwrap.dedent("""
         import ast, sys
         from eaglelint.analysis.python.exprs import expression_refs
-        engines = ("eaglelint.analysis.served", "eaglelint.analysis.vllm_registry")
+        engines = ("eaglelint.analysis.sglang.served", "eaglelint.analysis.vllm.vllm_registry")
         print([m in sys.modules for m in engines])
         call = ast.parse('ModelRegistry.resolve_model_cls("LlamaForCausalLM")', mode="eval").body
         print(expression_refs(call, None))

@@ -11,7 +11,7 @@ from conftest import REPO
 from eaglelint.packs import TRUTH_KINDS, EngineTruth, RulesError, load_normal_truths, load_toml, rules_dir
 
 ANALYSIS = REPO / "eaglelint" / "analysis"
-CHAINS = ("capture_chain.py", "vllm_chain.py")
+CHAINS = ("sglang/capture_chain.py", "vllm/vllm_chain.py")
 # engine truths made up for the table below, so it tests the evaluator and not the data
 TRUTHS = (EngineTruth("call_attr", "is_quiet", False), EngineTruth("attr", "on_top", True),
           EngineTruth("isinstance_class_contains", "Relay", False))

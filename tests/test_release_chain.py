@@ -18,11 +18,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from eaglelint.analysis.capture_chain import CaptureChainAnalysis
-from eaglelint.analysis.owners import OwnerAnalysis
 from eaglelint.analysis.python.discover import discover
 from eaglelint.analysis.python.project import Project
 from eaglelint.analysis.python.resolve import ClassEntity, Resolver
+from eaglelint.analysis.sglang.capture_chain import CaptureChainAnalysis
+from eaglelint.analysis.sglang.owners import OwnerAnalysis
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

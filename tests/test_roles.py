@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.drafts import is_draft, runs_on_target_hidden
 from eaglelint.analysis.python.discover import discover
 from eaglelint.analysis.python.project import Project
 from eaglelint.analysis.python.resolve import ClassEntity, Resolver
-from eaglelint.analysis.roles import is_draft_name
+from eaglelint.analysis.sglang.drafts import is_draft, runs_on_target_hidden
+from eaglelint.analysis.sglang.roles import is_draft_name
 from eaglelint.analysis.store.cache_codec import decode, encode
 
 MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"

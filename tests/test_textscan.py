@@ -90,7 +90,7 @@ def test_served_readings_from_their_literals_match_their_patterns_on_a_release()
     """served.py finds a class's methods (`_defs`) and whether a module binds a registered name
     at column 0 (`_bound_at_0`) from where the name or `def` occurs: the same answers as its
     patterns tried on every line."""
-    from eaglelint.analysis.served import _BOUND_AT_0, _DEF, _WORD, _bound_at_0, _defs
+    from eaglelint.analysis.sglang.served import _BOUND_AT_0, _DEF, _WORD, _bound_at_0, _defs
 
     files = sorted((release_root("0.5.23") / "sglang" / "srt" / "models").rglob("*.py"))
     hand = b"\ndef f(x=1): pass\nFoo, Bar = 1, 2\nfrom m import Bar as Baz\n  Qux = 1\nasync def Quux(): pass\n"

@@ -14,8 +14,8 @@ from .python.calls import HOOKS, CallHook
 def engine_hooks() -> tuple[CallHook, ...]:
     """The engines' hooks, in the order they are asked. Imported when a run first reads a
     call, not by one that reads nothing (a warm run)."""
-    from .served import REGISTRY_CALLS
-    from .vllm_registry import LOADER_CALLS
+    from .sglang.served import REGISTRY_CALLS
+    from .vllm.vllm_registry import LOADER_CALLS
 
     return REGISTRY_CALLS, LOADER_CALLS
 

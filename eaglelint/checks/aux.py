@@ -19,13 +19,13 @@ import ast
 import os
 from dataclasses import dataclass
 
-from ..analysis.drafts import is_draft
-from ..analysis.owners import owner_analysis
 from ..analysis.python.presence import forwards_some, has_member
 from ..analysis.python.resolve import ClassEntity, Resolver
-from ..analysis.served import is_served
+from ..analysis.sglang.drafts import is_draft
+from ..analysis.sglang.owners import owner_analysis
+from ..analysis.sglang.served import is_served
+from ..analysis.sglang.wrappers import is_component, wrapped_candidates
 from ..analysis.syntax.class_body import local_nodes
-from ..analysis.wrappers import is_component, wrapped_candidates
 from ..findings import Finding
 from .context import WRAPPERS, Context, wrappers
 

@@ -1,5 +1,5 @@
 """EGL050-EGL053: a served model has its capture member, but the chain from the
-engine's call to the logits processor breaks (analysis/capture_chain.py).
+engine's call to the logits processor breaks (analysis/sglang/capture_chain.py).
 
 Why: having `set_eagle3_layers_to_capture` is not capturing. SGLang 0.5.11 to 0.5.21
 served Qwen3.5-VL with an inherited setter that writes `self.model.layers_to_capture`
@@ -18,11 +18,11 @@ import os
 import re
 from pathlib import Path
 
-from ..analysis.capture_chain import Broken, CaptureChainAnalysis, Chain
-from ..analysis.drafts import is_draft
-from ..analysis.owners import owner_analysis
 from ..analysis.python.resolve import ClassEntity
-from ..analysis.roles import is_draft_name
+from ..analysis.sglang.capture_chain import Broken, CaptureChainAnalysis, Chain
+from ..analysis.sglang.drafts import is_draft
+from ..analysis.sglang.owners import owner_analysis
+from ..analysis.sglang.roles import is_draft_name
 from ..analysis.syntax.textscan import Anchored
 from ..findings import Finding
 from .aux import captures
@@ -133,7 +133,7 @@ def analysis(context: Context) -> CaptureChainAnalysis:
 def check(context: Context, cls: ClassEntity) -> list[Finding]:
     vllm = _vllm_targets(context)
     if cls in vllm:
-        from ..analysis.vllm_chain import VllmChainAnalysis  # only vLLM's models need it
+        from ..analysis.vllm.vllm_chain import VllmChainAnalysis  # only vLLM's models need it
 
         chain = context.memo("chain.vllm.analysis", lambda: VllmChainAnalysis(
             context.resolver, owner_analysis(context.resolver))).chain(cls)

@@ -32,9 +32,9 @@ from ..analysis.python.discover import tree_files
 from ..analysis.python.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
 from ..analysis.python.project import Project
 from ..analysis.python.resolve import ClassEntity, Resolver
-from ..analysis.served import REGISTRY_LOOKUP
+from ..analysis.sglang.served import REGISTRY_LOOKUP
+from ..analysis.sglang.wrappers import wrapped_candidates
 from ..analysis.syntax.sources import SourceError
-from ..analysis.wrappers import wrapped_candidates
 from ..packs import pack_members, select_interfaces
 from .held import HeldIndex, held_wrapper
 

@@ -24,18 +24,18 @@ import os
 import re
 from pathlib import Path
 
-from ..analysis.owners import OwnerAnalysis, owner_analysis
 from ..analysis.python.discover import tree_files
 from ..analysis.python.prefilter import SETTERS, dynamic_attr
 from ..analysis.python.presence import has_member
 from ..analysis.python.project import Project
 from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.python.summary import ClassInfo
-from ..analysis.roles import is_draft_name
-from ..analysis.served import EMBED_AND_HEAD, HEAD, LOGITS, is_served
+from ..analysis.sglang.owners import OwnerAnalysis, owner_analysis
+from ..analysis.sglang.roles import is_draft_name
+from ..analysis.sglang.served import EMBED_AND_HEAD, HEAD, LOGITS, is_served
+from ..analysis.sglang.wrappers import wrapped_candidates
 from ..analysis.syntax.sources import SourceError
 from ..analysis.syntax.textscan import Anchored
-from ..analysis.wrappers import wrapped_candidates
 from .owner import ClassIndex
 
 _HEADS = (HEAD.encode(), LOGITS.encode(), EMBED_AND_HEAD.encode())

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..analysis.owners import OwnerAnalysis
 from ..analysis.python.prefilter import DEFAULT_WRAPPER_ATTRS
 from ..analysis.python.project import Project
 from ..analysis.python.resolve import ClassEntity, Resolver
-from ..analysis.vllm_registry import is_checkpoint_choice, registry_for, served, text_models
-from ..analysis.wrappers import wrapped_candidates
+from ..analysis.sglang.owners import OwnerAnalysis
+from ..analysis.sglang.wrappers import wrapped_candidates
+from ..analysis.vllm.vllm_registry import is_checkpoint_choice, registry_for, served, text_models
 from ..findings import Finding
 from ..fix.edits import EditableFile
 from ..fix.marker import plan_marker_file
@@ -41,7 +41,7 @@ from .marker import (
 from .members import UNRESOLVED
 
 if TYPE_CHECKING:
-    from ..analysis.vllm_chain import VllmChainAnalysis
+    from ..analysis.vllm.vllm_chain import VllmChainAnalysis
 
 CODE = "EGL030"  # fixable: the marker base (and the forwards it needs)
 DECODER_CODE = "EGL031"  # the decoder would not capture: no automatic fix
@@ -77,7 +77,7 @@ class Scan:
     def chains(self) -> VllmChainAnalysis:
         """The capture chains, which decide EGL031: whether the language model itself would capture."""
         if self._chains is None:
-            from ..analysis.vllm_chain import VllmChainAnalysis  # only vLLM's models need it
+            from ..analysis.vllm.vllm_chain import VllmChainAnalysis  # only vLLM's models need it
 
             self._chains = VllmChainAnalysis(self.resolver, OwnerAnalysis(self.resolver))
         return self._chains

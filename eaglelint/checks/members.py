@@ -17,16 +17,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..analysis.capture_chain import CAPTURE_HOOK
-from ..analysis.capture_chain import FLAG as CAPTURE_FLAG
-from ..analysis.drafts import is_draft
-from ..analysis.owners import owner_analysis
 from ..analysis.python.prefilter import is_dynamic_attr
 from ..analysis.python.presence import late_member, presence
 from ..analysis.python.resolve import ClassEntity, Member, Resolver, Unknown
 from ..analysis.python.summary import free_names_of_text, mentions
-from ..analysis.served import is_served, provides
-from ..analysis.wrappers import is_component, wrapped_candidates
+from ..analysis.sglang.capture_chain import CAPTURE_HOOK
+from ..analysis.sglang.capture_chain import FLAG as CAPTURE_FLAG
+from ..analysis.sglang.drafts import is_draft
+from ..analysis.sglang.owners import owner_analysis
+from ..analysis.sglang.served import is_served, provides
+from ..analysis.sglang.wrappers import is_component, wrapped_candidates
 from ..findings import Finding
 from ..fix.delegation import refusal
 from ..fix.members import plan_delegation_file

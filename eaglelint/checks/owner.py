@@ -22,8 +22,12 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..analysis.drafts import is_draft
-from ..analysis.owners import (
+from ..analysis.python.choices import held_classes
+from ..analysis.python.presence import has_member
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity, Resolver
+from ..analysis.sglang.drafts import is_draft
+from ..analysis.sglang.owners import (
     ASSIGNS_DECODER,
     CAPTURE_HOOK,
     DECODER_ATTRS,
@@ -32,12 +36,8 @@ from ..analysis.owners import (
     OwnerAnalysis,
     owner_analysis,
 )
-from ..analysis.python.choices import held_classes
-from ..analysis.python.presence import has_member
-from ..analysis.python.project import Project
-from ..analysis.python.resolve import ClassEntity, Resolver
-from ..analysis.roles import is_draft_name
-from ..analysis.served import served
+from ..analysis.sglang.roles import is_draft_name
+from ..analysis.sglang.served import served
 from ..findings import Finding
 from ..fix.owner import NotFixable, plan_class, plan_owner_file, writes_capture
 from ..packs import InterfaceMethod

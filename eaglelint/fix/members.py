@@ -16,13 +16,13 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from ..analysis.capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
 from ..analysis.python.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.python.project import Project
 from ..analysis.python.resolve import ClassEntity
 from ..analysis.python.summary import FunctionInfo, Param, free_names
+from ..analysis.sglang.capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
+from ..analysis.sglang.wrappers import wrapped_candidates
 from ..analysis.syntax.class_body import bound_in_class, class_node
-from ..analysis.wrappers import wrapped_candidates
 from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_interfaces
 from .delegation import Delegation, render

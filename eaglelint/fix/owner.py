@@ -19,8 +19,12 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..analysis.capture_chain import DecoderCapture, plus
-from ..analysis.owners import (
+from ..analysis.python.normal_path import NormalPath
+from ..analysis.python.presence import has_member
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity, Resolver
+from ..analysis.sglang.capture_chain import DecoderCapture, plus
+from ..analysis.sglang.owners import (
     CAPTURE_HOOK,
     LOGITS,
     OWNER_MEMBERS,
@@ -31,10 +35,6 @@ from ..analysis.owners import (
     owner_analysis,
     self_attrs,
 )
-from ..analysis.python.normal_path import NormalPath
-from ..analysis.python.presence import has_member
-from ..analysis.python.project import Project
-from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.syntax.sources import SourceError
 from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_normal_truths

@@ -15,10 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ..analysis.capture_chain import HEAD, LAYER_CONTAINER, LOGITS, CaptureChainAnalysis
-from ..analysis.checkpoint import registry_candidates
-from ..analysis.drafts import is_draft
-from ..analysis.owners import OwnerAnalysis
 from ..analysis.python.choices import held_classes
 from ..analysis.python.discover import discover
 from ..analysis.python.prefilter import DEFAULT_HELD_ATTR
@@ -26,9 +22,13 @@ from ..analysis.python.presence import has_member, presence
 from ..analysis.python.project import Project
 from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.python.summary import ModuleSummary
-from ..analysis.served import module_entries
+from ..analysis.sglang.capture_chain import HEAD, LAYER_CONTAINER, LOGITS, CaptureChainAnalysis
+from ..analysis.sglang.checkpoint import registry_candidates
+from ..analysis.sglang.drafts import is_draft
+from ..analysis.sglang.owners import OwnerAnalysis
+from ..analysis.sglang.served import module_entries
+from ..analysis.sglang.wrappers import wrapped_candidates
 from ..analysis.syntax.forwarding import forwarded
-from ..analysis.wrappers import wrapped_candidates
 from ..checks.aux import CAPTURES
 from ..checks.chain import CODE_BY_LINK
 from ..checks.chain import CODES as CHAIN_CODES

@@ -341,7 +341,7 @@ class LazyClasses(_Lazy[ClassInfo]):
         self._words: dict[str, frozenset[str]] = {}
         self._offsets: list[int] | None = None  # where each line of the text starts
         # the classes parsed alone in this run, for whoever reads one of their methods next
-        # (analysis/owners.py): a method is then not parsed a second time
+        # (analysis/sglang/owners.py): a method is then not parsed a second time
         self._trees: dict[str, ast.ClassDef] = {}
 
     def bind(self, mod: ModuleSummary, text: Callable[[], str],

@@ -6,11 +6,11 @@ support matrix all ask which classes `self.<attr>` may hold; none of them owns i
 
 from __future__ import annotations
 
-from .python.choices import held_classes
-from .python.resolve import ClassEntity, Resolver
-from .python.summary import mentions
+from ..python.choices import held_classes
+from ..python.resolve import ClassEntity, Resolver
+from ..python.summary import mentions
+from ..syntax.refs import Ref
 from .served import is_served
-from .syntax.refs import Ref
 
 
 def wrapped_candidates(resolver: Resolver, wrapper: ClassEntity, attr: str) -> tuple[list[ClassEntity], list[str]]:

@@ -19,7 +19,7 @@ import os
 import re
 from pathlib import Path
 
-from .syntax.sources import SourceError, read_source
+from ..syntax.sources import SourceError, read_source
 
 # an assignment of the draft's architecture on one line: `architectures[0] = "X"`,
 # `architectures = ["X"]` (a comparison `==` is not one)

@@ -20,15 +20,15 @@ import os
 import re
 from dataclasses import dataclass, replace
 
+from ..python.exprs import expression_refs
+from ..python.prefilter import DEFAULT_HELD_ATTR
+from ..python.resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
+from ..python.summary import LazyClasses
+from ..syntax.class_body import class_node
+from ..syntax.refs import Ref
+from ..syntax.sources import SourceError, split_lines
 from .capture_chain import CAPTURE_HOOK, CaptureChainAnalysis
-from .python.exprs import expression_refs
-from .python.prefilter import DEFAULT_HELD_ATTR
-from .python.resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
-from .python.summary import LazyClasses
 from .served import HEAD, LOGITS
-from .syntax.class_body import class_node
-from .syntax.refs import Ref
-from .syntax.sources import SourceError, split_lines
 
 OWNER_MEMBERS = (CAPTURE_HOOK, "get_embed_and_head")  # what an owner writes itself, in this order
 # Attributes that may hold an owner's decoder (a pre-filter: what the attribute holds decides).

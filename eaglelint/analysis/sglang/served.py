@@ -28,19 +28,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
-from .python.entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
-from .python.prefilter import DEFAULT_HELD_ATTR
-from .python.summary import ENTRY, LazyClasses, ModuleSummary
+from ..python.entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
+from ..python.prefilter import DEFAULT_HELD_ATTR
+from ..python.summary import ENTRY, LazyClasses, ModuleSummary
+from ..syntax.refs import Ref
+from ..syntax.sources import SourceError
 from .roles import is_draft_name
-from .syntax.refs import Ref
-from .syntax.sources import SourceError
 
 if TYPE_CHECKING:
-    from .python.calls import CallReader
-    from .python.entities import Entity
-    from .python.project import Project
-    from .python.resolve import Resolver
-    from .syntax.scope import Scope
+    from ..python.calls import CallReader
+    from ..python.entities import Entity
+    from ..python.project import Project
+    from ..python.resolve import Resolver
+    from ..syntax.scope import Scope
 
 REGISTRY_FILE = "registry.py"
 REGISTRY_LOOKUP = "resolve_model_cls"  # SGLang's ModelRegistry: architecture name -> EntryClass class

@@ -27,12 +27,12 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .python.entities import ClassEntity
+from ..python.entities import ClassEntity
+from ..syntax.class_body import class_node, method_node
 from .served import served, text_models
-from .syntax.class_body import class_node, method_node
 
 if TYPE_CHECKING:
-    from .python.resolve import Resolver
+    from ..python.resolve import Resolver
 
 ARCHITECTURES = "architectures"
 # transformers' MODEL_FOR_CAUSAL_LM_MAPPING_NAMES (models/auto/modeling_auto.py, 4.57.1): the

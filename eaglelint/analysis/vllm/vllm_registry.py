@@ -27,16 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .python.entities import ClassEntity, Entity, InstanceEntity, ModuleEntity, Unknown
-from .python.prefilter import DEFAULT_HELD_ATTR
-from .python.project import Project
-from .syntax.class_body import class_node
-from .syntax.refs import Ref
-from .syntax.sources import SourceError
+from ..python.entities import ClassEntity, Entity, InstanceEntity, ModuleEntity, Unknown
+from ..python.prefilter import DEFAULT_HELD_ATTR
+from ..python.project import Project
+from ..syntax.class_body import class_node
+from ..syntax.refs import Ref
+from ..syntax.sources import SourceError
 
 if TYPE_CHECKING:  # the resolver and the reader hand references here; only their types are needed
-    from .python.calls import CallReader
-    from .python.resolve import Resolver
+    from ..python.calls import CallReader
+    from ..python.resolve import Resolver
 
 REGISTRY_MODULE = "vllm.model_executor.models.registry"
 MODELS_PACKAGE = "vllm.model_executor.models."

@@ -42,15 +42,15 @@ from functools import cache
 from pathlib import Path
 from typing import Protocol
 
-from ..packs import load_normal_truths
-from .python.choices import held_classes, read_off_classes
-from .python.normal_path import NormalPath, combined
-from .python.presence import has_member
-from .python.resolve import ClassEntity, FunctionEntity, Member, Resolver, SeqEntity
+from ...packs import load_normal_truths
+from ..python.choices import held_classes, read_off_classes
+from ..python.normal_path import NormalPath, combined
+from ..python.presence import has_member
+from ..python.resolve import ClassEntity, FunctionEntity, Member, Resolver, SeqEntity
+from ..syntax.refs import Ref
+from ..syntax.scope import nodes_of
+from ..syntax.sources import SourceError
 from .served import HEAD, LOGITS, text_models
-from .syntax.refs import Ref
-from .syntax.scope import nodes_of
-from .syntax.sources import SourceError
 
 CAPTURE_HOOK = "set_eagle3_layers_to_capture"
 FLAG = "capture_aux_hidden_states"

@@ -38,13 +38,13 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..packs import load_normal_truths
-from .capture_chain import Broken, Chain, Methods, Place, Write
-from .python.choices import held_classes
-from .python.normal_path import NormalPath
-from .python.resolve import ClassEntity, Resolver
-from .syntax.class_body import class_node
-from .syntax.sources import SourceError
+from ...packs import load_normal_truths
+from ..python.choices import held_classes
+from ..python.normal_path import NormalPath
+from ..python.resolve import ClassEntity, Resolver
+from ..sglang.capture_chain import Broken, Chain, Methods, Place, Write
+from ..syntax.class_body import class_node
+from ..syntax.sources import SourceError
 
 SETTER = "set_aux_hidden_state_layers"
 DEFAULT_LAYERS = "get_eagle3_default_aux_hidden_state_layers"

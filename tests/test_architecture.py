@@ -206,7 +206,7 @@ READS_ALLOWED: dict[str, set[str]] = {
     "eaglelint.analysis.syntax.sources": {"read_bytes", "open"},  # the guarded reader itself (os.open)
     "eaglelint.analysis.python.project": {"read_bytes", "parse_source"},  # the owner: reads and parses, once
     "eaglelint.analysis.store.cache": {"read_bytes", "open"},  # cache entries, and eaglelint's own code for its tag
-    "eaglelint.analysis.sglang.roles": {"read_source"},  # SGLang's configs/model_config.py: engine config (see docstring)
+    "eaglelint.analysis.sglang.roles": {"read_source"},  # configs/model_config.py: engine config (see docstring)
     "eaglelint.drift.scan": {"read_source", "parse_source"},  # SGLang's engine files, not the checked tree
     "eaglelint.drift.compare": {"read_source", "parse_source"},  # sglang/_version.py: engine metadata
     "eaglelint.config": {"read_text"},  # .eaglelint.toml / pyproject.toml

@@ -32,10 +32,11 @@ import pytest
 import sglang_standins as standins
 from conftest import FIXTURES
 
+from eaglelint.analysis.capture.links import Chain
 from eaglelint.analysis.python.discover import discover
 from eaglelint.analysis.python.project import Project
 from eaglelint.analysis.python.resolve import ClassEntity, Resolver
-from eaglelint.analysis.sglang.capture_chain import CaptureChainAnalysis, Chain
+from eaglelint.analysis.sglang.capture_chain import CaptureChainAnalysis
 from eaglelint.analysis.sglang.owners import OwnerAnalysis
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces

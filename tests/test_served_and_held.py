@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
+from eaglelint.analysis.capture.held import DEFAULT_WRAPPER_ATTRS
 from eaglelint.analysis.python.discover import discover
-from eaglelint.analysis.python.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
+from eaglelint.analysis.python.prefilter import WrapperAssignTest
 from eaglelint.analysis.python.project import FoundBroken, Project
 from eaglelint.analysis.python.resolve import ClassEntity, Resolver
 from eaglelint.analysis.sglang.served import read_registry, served

@@ -18,8 +18,9 @@ import os
 import re
 from pathlib import Path
 
+from ..analysis.capture.links import Broken, Chain
 from ..analysis.python.resolve import ClassEntity
-from ..analysis.sglang.capture_chain import Broken, CaptureChainAnalysis, Chain
+from ..analysis.sglang.capture_chain import CaptureChainAnalysis
 from ..analysis.sglang.drafts import is_draft
 from ..analysis.sglang.owners import owner_analysis
 from ..analysis.sglang.roles import is_draft_name

@@ -28,8 +28,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..analysis.capture.held import DEFAULT_WRAPPER_ATTRS
 from ..analysis.python.discover import tree_files
-from ..analysis.python.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
+from ..analysis.python.prefilter import WrapperAssignTest
 from ..analysis.python.project import Project
 from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.sglang.served import REGISTRY_LOOKUP

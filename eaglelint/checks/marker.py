@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..analysis.python.prefilter import DEFAULT_HELD_ATTR
+from ..analysis.capture.held import DEFAULT_HELD_ATTR
 from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.syntax.class_body import class_node
 from ..analysis.syntax.sources import SourceError

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.python.prefilter import DEFAULT_WRAPPER_ATTRS, SETTER_CALL, WrapperAssignTest, is_dynamic_attr
+from ..analysis.capture.held import DEFAULT_WRAPPER_ATTRS
+from ..analysis.python.prefilter import SETTER_CALL, WrapperAssignTest, is_dynamic_attr
 from ..analysis.python.project import Project
 from ..analysis.syntax.sources import SourceError
 from ..findings import INTERNAL_ERROR, CheckResult, Finding, file_error

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from ..analysis.capture.held import DEFAULT_HELD_ATTR
 from ..analysis.python.choices import held_classes
 from ..analysis.python.discover import discover
-from ..analysis.python.prefilter import DEFAULT_HELD_ATTR
 from ..analysis.python.presence import has_member, presence
 from ..analysis.python.project import Project
 from ..analysis.python.resolve import ClassEntity, Resolver

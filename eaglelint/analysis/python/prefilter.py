@@ -10,12 +10,6 @@ import re
 
 from ..syntax.textscan import Anchored
 
-# The attribute SGLang's and vLLM's multimodal wrappers hold their language model in: a class
-# that assigns it is a wrapper whatever it holds, vLLM's EAGLE-3 protocol defaults fall back
-# to it, and a delegation the fix writes forwards to it when a finding names no other. Said
-# once, here, where the run driver reads it before it loads any of the analysis.
-DEFAULT_HELD_ATTR = "language_model"
-DEFAULT_WRAPPER_ATTRS = (DEFAULT_HELD_ATTR,)  # held by this name: a wrapper whatever it holds
 # the start of a call that sets an attribute of `self` by name (summary.py SETTERS), up to the name
 SETTER_CALL = rb"(?:add_module|register_module|setattr|__setattr__)[ \t]*\(\s*(?:self\s*,\s*)?"
 SETTERS = (b"add_module", b"register_module", b"setattr", b"__setattr__")  # what each match of it starts with

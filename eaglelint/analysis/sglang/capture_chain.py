@@ -40,9 +40,9 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Protocol
 
 from ...packs import load_normal_truths
+from ..capture.links import Broken, Chain, Fn, Methods, Path_, Place, Write
 from ..python.choices import held_classes, read_off_classes
 from ..python.normal_path import NormalPath, combined
 from ..python.presence import has_member
@@ -67,29 +67,7 @@ _AUX_ARG = (4, "aux_hidden_states")
 _LOGITS_OUTPUT = "LogitsProcessorOutput"
 _DEPTH = 6
 
-Fn = ast.FunctionDef | ast.AsyncFunctionDef
 _Holder = tuple["ClassEntity", "ClassEntity", "SetterEffect"]  # the served class, the object a flag is on, the effect
-Path_ = tuple[str, ...]  # attributes from the served object: () is self, ("model",) is self.model
-
-
-@dataclass(frozen=True)
-class Place:
-    cls: ClassEntity
-    line: int
-    what: str  # "Qwen3VLForConditionalGeneration.set_eagle3_layers_to_capture"
-
-    def __str__(self) -> str:
-        return f"{self.what} ({Path(self.cls.path).name}:{self.line})"
-
-
-@dataclass(frozen=True)
-class Write:
-    path: Path_
-    name: str  # attribute written on the object at path, or the per-layer flag
-    per_layer: bool
-    place: Place
-    empty: bool = False  # writes None or an empty collection (a run with None that captures nothing)
-    offset: int | None = None  # the written ids are the engine's plus this (`[i + 1 for i in ids]`: 1)
 
 
 @dataclass
@@ -208,34 +186,6 @@ class _Read:
         self.unread += inner.unread
 
 
-@dataclass(frozen=True)
-class Broken:
-    link: str  # "b" .. "g"
-    message: str
-    writer: Place | None
-    reader: Place | None
-    fails: bool = False  # the engine's call raises (rather than capturing nothing)
-
-
-@dataclass(frozen=True)
-class Chain:
-    served: ClassEntity
-    hook: str
-    member: Place
-    decoder: ClassEntity | None
-    broken: tuple[Broken, ...]
-    unknown: tuple[str, ...]
-    # where the member raises on purpose for every decoder it is bound to (the member rules
-    # judge that, not the links): the engine's call fails there
-    refuses: Place | None = None
-
-    @property
-    def holds(self) -> bool | None:
-        if self.broken:
-            return False
-        return None if self.unknown else True
-
-
 def _self_path(node: ast.AST, env: dict[str, Path_]) -> Path_ | None:
     """The object path of `self.a.b` (("a", "b")), or of a local bound to one."""
     names: list[str] = []
@@ -277,12 +227,6 @@ def _is_super_call(call: ast.Call, name: str) -> bool:
     func = call.func
     return isinstance(func, ast.Attribute) and func.attr == name and isinstance(func.value, ast.Call) \
         and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
-
-
-class Methods(Protocol):
-    """What reads one method's syntax tree with the file's positions (owners.OwnerAnalysis)."""
-
-    def method_node(self, cls: ClassEntity, name: str, positions: bool = False) -> Fn | None: ...
 
 
 class CaptureChainAnalysis:

@@ -20,8 +20,8 @@ import os
 import re
 from dataclasses import dataclass, replace
 
+from ..capture.held import DEFAULT_HELD_ATTR
 from ..python.exprs import expression_refs
-from ..python.prefilter import DEFAULT_HELD_ATTR
 from ..python.resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
 from ..python.summary import LazyClasses
 from ..syntax.class_body import class_node

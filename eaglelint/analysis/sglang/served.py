@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
+from ..capture.held import DEFAULT_HELD_ATTR
 from ..python.entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
-from ..python.prefilter import DEFAULT_HELD_ATTR
 from ..python.summary import ENTRY, LazyClasses, ModuleSummary
 from ..syntax.refs import Ref
 from ..syntax.sources import SourceError

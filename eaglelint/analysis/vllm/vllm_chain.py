@@ -39,10 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...packs import load_normal_truths
+from ..capture.links import Broken, Chain, Methods, Place, Write
 from ..python.choices import held_classes
 from ..python.normal_path import NormalPath
 from ..python.resolve import ClassEntity, Resolver
-from ..sglang.capture_chain import Broken, Chain, Methods, Place, Write
 from ..syntax.class_body import class_node
 from ..syntax.sources import SourceError
 

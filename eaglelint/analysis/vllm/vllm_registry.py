@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..capture.held import DEFAULT_HELD_ATTR
 from ..python.entities import ClassEntity, Entity, InstanceEntity, ModuleEntity, Unknown
-from ..python.prefilter import DEFAULT_HELD_ATTR
 from ..python.project import Project
 from ..syntax.class_body import class_node
 from ..syntax.refs import Ref

@@ -9,6 +9,7 @@ and tests/test_architecture.py keeps it so.
 """
 
 from .python.calls import HOOKS, CallHook
+from .python.method_facts import DRAFT_READ, HeldRead
 
 
 def engine_hooks() -> tuple[CallHook, ...]:
@@ -21,3 +22,14 @@ def engine_hooks() -> tuple[CallHook, ...]:
 
 
 HOOKS.install(engine_hooks)
+
+
+def draft_read() -> HeldRead:
+    """The read through which the engine hands a draft model its target's hidden states
+    (SGLang's speculative batch), recorded per function while a file is summarised."""
+    from .sglang.speculative import SPEC_HIDDEN_READ
+
+    return SPEC_HIDDEN_READ
+
+
+DRAFT_READ.install(draft_read)

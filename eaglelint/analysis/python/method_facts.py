@@ -6,22 +6,54 @@ Why: a class held by a constructor parameter is chosen by the subclass that pass
 up (resolve.py), and a builder that only raises NotImplementedError means the class
 calling it is abstract: only subclasses overriding the builder are ever built. A forward
 that reads the speculative batch's hidden states runs on the target's: a draft's (roles.py).
+Which read that is, is the engine's fact (`DRAFT_READ`), given here as data.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..syntax.refs import Ref
 from .exprs import expression_refs
 
 CONSTRUCTOR = "__init__"
-SPEC_INFO = "spec_info"  # ForwardBatch.spec_info: what the speculative worker hands the model it runs
-# the text of a read of its hidden states (`spec_info.hidden_states`, maybe across lines): a
-# module without it has no function reads_spec_hidden finds, and is not walked for one
-SPEC_HIDDEN_TEXT = re.compile(r"spec_info[\s\\]*\.[\s\\]*hidden_states")
-SPEC_HIDDEN_BYTES = re.compile(SPEC_HIDDEN_TEXT.pattern.encode())
+
+
+@dataclass(frozen=True)
+class HeldRead:
+    """A read of `<x>.<holder>.<attr>`, or of `<attr>` on a local named `holder`: an engine's
+    speculative worker hands a draft model its target's hidden states so. `text` finds the
+    text of one (maybe across lines): a module without it has no function reads_held finds,
+    and is not walked for one."""
+
+    holder: str
+    attr: str
+    text: re.Pattern[str]
+
+
+class DraftRead:
+    """The engine's HeldRead, from the source installed (analysis/__init__.py names it, as it
+    names the engines' call hooks, calls.py), asked for when a module is first summarised;
+    None: no engine's, and no function reads one."""
+
+    def __init__(self) -> None:
+        self._source: Callable[[], HeldRead | None] = lambda: None
+        self._read: HeldRead | None = None
+        self._loaded = False
+
+    def install(self, source: Callable[[], HeldRead | None]) -> None:
+        self._source, self._loaded = source, False
+
+    def get(self) -> HeldRead | None:
+        if not self._loaded:
+            self._read, self._loaded = self._source(), True
+        return self._read
+
+
+DRAFT_READ = DraftRead()
 
 
 def only_raises_not_implemented(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -64,15 +96,15 @@ def super_calls(name: str, stmts: list[ast.stmt], scope_of) -> tuple[Ref, ...]:
     return tuple(out)
 
 
-def reads_spec_hidden(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """The function reads `<batch>.spec_info.hidden_states` (or through a local named
-    `spec_info`): the target's hidden states, which the engine's speculative worker puts
-    on the batch it runs a draft model on (`forward_batch.spec_info.hidden_states` in
-    every EAGLE, MTP and NextN draft). Asked only of modules whose text has SPEC_HIDDEN_TEXT."""
+def reads_held(fn: ast.FunctionDef | ast.AsyncFunctionDef, read: HeldRead) -> bool:
+    """The function makes the read (SGLang's: `<batch>.spec_info.hidden_states`, or through a
+    local named `spec_info`): the target's hidden states, which the engine's speculative worker
+    puts on the batch it runs a draft model on (`forward_batch.spec_info.hidden_states` in
+    every EAGLE, MTP and NextN draft). Asked only of modules whose text has `read.text`."""
     for node in ast.walk(fn):
-        if isinstance(node, ast.Attribute) and node.attr == "hidden_states":
+        if isinstance(node, ast.Attribute) and node.attr == read.attr:
             held = node.value
-            if isinstance(held, ast.Attribute) and held.attr == SPEC_INFO or \
-                    isinstance(held, ast.Name) and held.id == SPEC_INFO:
+            if isinstance(held, ast.Attribute) and held.attr == read.holder or \
+                    isinstance(held, ast.Name) and held.id == read.holder:
                 return True
     return False

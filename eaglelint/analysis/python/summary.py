@@ -25,7 +25,7 @@ from ..syntax.scope import Scope, import_bindings, walk_local
 from ..syntax.sources import SourceLines, split_lines
 from ..syntax.textscan import Anchored
 from .exprs import MAX_EXPANSION, expression_refs
-from .method_facts import SPEC_HIDDEN_TEXT, SPEC_INFO, only_raises_not_implemented, reads_spec_hidden, super_calls
+from .method_facts import DRAFT_READ, only_raises_not_implemented, reads_held, super_calls
 from .prefilter import dynamic_attr
 
 
@@ -52,8 +52,8 @@ class FunctionInfo:
     adds_members: tuple[str, ...] | None = None
     super_calls: tuple[Ref, ...] = ()  # `super().m(...)` / `Base.m(self, ...)`: what each passes (exprs.py)
     abstract: bool = False  # its body only raises NotImplementedError
-    # it reads `<batch>.spec_info.hidden_states`: the hidden states the engine's speculative
-    # worker hands a draft model from the target (roles.py)
+    # it reads `<batch>.spec_info.hidden_states` (method_facts.py DRAFT_READ, SGLang's): the hidden
+    # states the engine's speculative worker hands a draft model from the target (roles.py)
     reads_spec_hidden: bool = False
 
 
@@ -651,8 +651,10 @@ class _Summarizer:
         """`lines`: the source split already (`split_lines`), not split again."""
         self.mod = mod
         self.lines = SourceLines(source, lines)
-        # whether any function here can read the target's hidden states off the speculative batch
-        self.speculative = SPEC_INFO in source and SPEC_HIDDEN_TEXT.search(source) is not None
+        # the read through which a function here can take the target's hidden states off the
+        # speculative batch, where the text has one
+        read = DRAFT_READ.get()
+        self.speculative = read if read is not None and read.holder in source and read.text.search(source) else None
 
     # -- expressions -> refs -------------------------------------------------
     @staticmethod
@@ -825,7 +827,7 @@ class _Summarizer:
             is_async=isinstance(fn, ast.AsyncFunctionDef),
             adds_members=self.adds_members(fn, body),
             super_calls=super_calls(fn.name, body.stmts, lambda: body.scope), abstract=only_raises_not_implemented(fn),
-            reads_spec_hidden=self.speculative and reads_spec_hidden(fn),
+            reads_spec_hidden=self.speculative is not None and reads_held(fn, self.speculative),
         )
 
     def adds_members(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, body: _Body) -> tuple[str, ...] | None:

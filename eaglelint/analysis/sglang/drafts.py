@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from ..python.choices import held_classes
 from ..python.entities import ClassEntity
-from ..python.method_facts import SPEC_HIDDEN_BYTES
 from ..python.resolve import Resolver
 from ..syntax.sources import SourceError
 from .roles import is_draft_name
+from .speculative import SPEC_HIDDEN_BYTES
 
 # members the engine's DFlash/DSpark workers call on the draft model with the target's hidden
 # states (0.5.23 speculative/dflash_worker_v2.py: `self.draft_model.project_target_hidden(target_hidden)`;

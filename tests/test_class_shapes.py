@@ -38,7 +38,7 @@ from eaglelint.analysis.python.discover import discover
 from eaglelint.analysis.python.project import Project
 from eaglelint.analysis.python.resolve import Resolver
 from eaglelint.analysis.sglang.served import served
-from eaglelint.checks.members import UNRESOLVED, code_for
+from eaglelint.checks.delegation import UNRESOLVED, code_for
 from eaglelint.checks.owner import CODE as OWNER_CODE
 from eaglelint.checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
 from eaglelint.checks.run import CheckOptions, check_files

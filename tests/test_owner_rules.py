@@ -22,7 +22,7 @@ from conftest import FIXTURES
 from eaglelint.analysis.python.presence import has_member
 from eaglelint.analysis.python.project import Project
 from eaglelint.analysis.python.resolve import ClassEntity, Resolver
-from eaglelint.checks.aux import AuxChecker
+from eaglelint.checks.aux_path import AuxChecker
 from eaglelint.packs import load_codes
 from eaglelint.pipeline.lint import SettingsFinder, lint
 

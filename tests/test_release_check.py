@@ -10,7 +10,7 @@ from eaglelint.analysis.python.discover import discover
 from eaglelint.analysis.python.project import Project
 from eaglelint.analysis.python.resolve import Resolver
 from eaglelint.analysis.sglang.served import served
-from eaglelint.checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
+from eaglelint.checks.delegation import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

@@ -494,9 +494,9 @@ def test_vllm_0_33_capture_chain_breaks(findings):
 def test_vllm_0_33_chains_followed_to_a_collecting_decoder():
     from eaglelint.analysis.python.resolve import ClassEntity, Resolver
     from eaglelint.analysis.sglang.owners import OwnerAnalysis
+    from eaglelint.analysis.vllm.marker import marker_in_mro
     from eaglelint.analysis.vllm.vllm_chain import VllmChainAnalysis
     from eaglelint.analysis.vllm.vllm_registry import registry_for, served
-    from eaglelint.checks.marker import marker_in_mro
 
     project = Project()
     resolver = Resolver(project)

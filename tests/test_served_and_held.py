@@ -23,7 +23,7 @@ from eaglelint.analysis.python.prefilter import WrapperAssignTest
 from eaglelint.analysis.python.project import FoundBroken, Project
 from eaglelint.analysis.python.resolve import ClassEntity, Resolver
 from eaglelint.analysis.sglang.served import read_registry, served
-from eaglelint.checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, UNRESOLVED
+from eaglelint.checks.delegation import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, UNRESOLVED
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

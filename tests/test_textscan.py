@@ -126,7 +126,7 @@ def test_files_naming_finds_the_files_that_hold_each_name_on_a_release():
     as `name in raw` on each, for wrappers' names and for names that are parts of others."""
     from pathlib import Path
 
-    from eaglelint.checks.members import files_naming
+    from eaglelint.checks.delegation import files_naming
 
     files = sorted((release_root("0.5.23") / "sglang" / "srt" / "models").rglob("*.py"))
     raws = {path: path.read_bytes() for path in files}

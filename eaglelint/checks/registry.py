@@ -32,10 +32,10 @@ from ..analysis.python.resolve import ClassEntity, Resolver
 from ..findings import Finding, file_error
 from ..fix.edits import EditableFile, NotFixable, Planner
 from ..packs import load_codes
-from . import aux, chain, marker_scan, members, owner
+from . import aux_path, capture_chain, delegation, owner, vllm_marker
 from .context import Context
 
-FAMILIES: tuple[ModuleType, ...] = (members, aux, marker_scan, owner, chain)
+FAMILIES: tuple[ModuleType, ...] = (delegation, aux_path, vllm_marker, owner, capture_chain)
 
 
 def subject_files(context: Context) -> dict[Path, re.Pattern[str] | None]:

@@ -1,5 +1,5 @@
 """The fix for EGL030: list vLLM's marker protocol in the wrapper's bases, import it, and
-forward the protocol members the marker alone would get wrong (checks/marker.py: delegations).
+forward the protocol members the marker alone would get wrong (analysis/vllm/marker.py: delegations).
 
 Why this shape: vLLM model classes list their protocols last in the bases
 (`class X(nn.Module, SupportsMultiModal, SupportsPP, SupportsEagle3)`) and import them
@@ -36,7 +36,7 @@ from .edits import Edit, EditableFile, NotFixable, indentation, insert_index
 from .imports import ImportPlan
 
 if TYPE_CHECKING:  # the scan's plan is handed in by the check that made the finding
-    from ..checks.marker_scan import Plan
+    from ..checks.vllm_marker import Plan
 
 
 def _marker_module(project: Project, f: Finding, marker: str) -> Path:
@@ -57,7 +57,7 @@ def plan_marker_file(file: EditableFile, findings: list[Finding], project: Proje
                      plan_of: Callable[[ClassEntity, str], Plan | None]) -> list[Finding]:
     """Each finding with its fix: the marker base, its import and the forwarding methods; any
     finding of the file that cannot be fixed refuses them all (NotFixable).
-    `plan_of(class, marker)` is the marker scan's plan for the class (checks/marker_scan.py)."""
+    `plan_of(class, marker)` is the marker scan's plan for the class (checks/vllm_marker.py)."""
     path, tree, lines = file.path, file.tree, file.lines
     imports = ImportPlan(project.summary(path), project, path)
     out: list[Finding] = []

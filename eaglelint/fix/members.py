@@ -4,7 +4,7 @@ imports its copied signature needs, for one file.
 Why apart from the renderer (delegation.py): the renderer writes one method from a
 signature and is loaded by every run (config reads its styles); this reads the file,
 places the methods and says which imports each needs, once per file when the file is
-checked. The members check names it as its fix (checks/members.py `FIX`).
+checked. The members check names it as its fix (checks/delegation.py `FIX`).
 """
 
 from __future__ import annotations

@@ -29,10 +29,10 @@ from ..analysis.sglang.owners import OwnerAnalysis
 from ..analysis.sglang.served import module_entries
 from ..analysis.sglang.wrappers import wrapped_candidates
 from ..analysis.syntax.forwarding import forwarded
-from ..checks.aux import CAPTURES
-from ..checks.chain import CODE_BY_LINK
-from ..checks.chain import CODES as CHAIN_CODES
-from ..checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
+from ..checks.aux_path import CAPTURES
+from ..checks.capture_chain import CODE_BY_LINK
+from ..checks.capture_chain import CODES as CHAIN_CODES
+from ..checks.delegation import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from ..checks.owner import CODE as OWNER_CODE
 from ..checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
 from ..checks.owner import chooses_decoder

@@ -29,7 +29,7 @@ The member is walked twice, as the engine may call it: with a list, then with No
 Only what can be decided is decided: an operation the walk does not model that touches
 what it tracks (the served object and what it holds, a layer, a local bound to one)
 makes the chain "unknown" with the reason, never a finding. This module describes;
-checks/chain.py reports, checks/owner.py and `support` use `DecoderCapture.collects`,
+checks/capture_chain.py reports, checks/owner.py and `support` use `DecoderCapture.collects`,
 so "collects" means one thing everywhere.
 """
 

@@ -26,10 +26,10 @@ from ..analysis.sglang.owners import owner_analysis
 from ..analysis.sglang.roles import is_draft_name
 from ..analysis.syntax.textscan import Anchored
 from ..findings import Finding
-from .aux import captures
+from .aux_path import captures
 from .context import Context
-from .marker_scan import marked_targets
 from .owner import ClassIndex
+from .vllm_marker import marked_targets
 
 CODE_BY_LINK = {"b": "EGL050", "c": "EGL051", "d": "EGL051", "e": "EGL052", "f": "EGL053", "g": "EGL053"}
 CODES = ("EGL050", "EGL051", "EGL052", "EGL053")

@@ -23,13 +23,7 @@ from ..analysis.python.project import Project
 from ..analysis.python.resolve import ClassEntity, Resolver
 from ..analysis.sglang.owners import OwnerAnalysis
 from ..analysis.sglang.wrappers import wrapped_candidates
-from ..analysis.vllm.vllm_registry import is_checkpoint_choice, registry_for, served, text_models
-from ..findings import Finding
-from ..fix.edits import EditableFile
-from ..fix.marker import plan_marker_file
-from ..packs import Interface
-from .context import Context
-from .marker import (
+from ..analysis.vllm.marker import (
     DEFAULT_LAYERS,
     SETTER,
     Held,
@@ -38,7 +32,13 @@ from .marker import (
     marker_in_mro,
     satisfies_structurally,
 )
-from .members import UNRESOLVED
+from ..analysis.vllm.vllm_registry import is_checkpoint_choice, registry_for, served, text_models
+from ..findings import Finding
+from ..fix.edits import EditableFile
+from ..fix.marker import plan_marker_file
+from ..packs import Interface
+from .context import Context
+from .delegation import UNRESOLVED
 
 if TYPE_CHECKING:
     from ..analysis.vllm.vllm_chain import VllmChainAnalysis

@@ -22,10 +22,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..analysis.capture.held import DEFAULT_HELD_ATTR
-from ..analysis.python.resolve import ClassEntity, Resolver
-from ..analysis.syntax.class_body import class_node
-from ..analysis.syntax.sources import SourceError
+from ..capture.held import DEFAULT_HELD_ATTR
+from ..python.resolve import ClassEntity, Resolver
+from ..syntax.class_body import class_node
+from ..syntax.sources import SourceError
 
 SETTER = "set_aux_hidden_state_layers"
 DEFAULT_LAYERS = "get_eagle3_default_aux_hidden_state_layers"

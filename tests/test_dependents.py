@@ -15,7 +15,7 @@ from test_cli import run
 
 from eaglelint.analysis.python.discover import tree_of
 from eaglelint.analysis.python.project import Project
-from eaglelint.checks.dependents import find_dependents
+from eaglelint.analysis.sglang.dependents import find_dependents
 from eaglelint.pipeline.lint import lint
 
 MODELS = FIXTURES / "dependents" / "sglang" / "srt" / "models"

@@ -10,8 +10,8 @@ from conftest import FIXTURES
 from eaglelint.analysis.python.discover import discover
 from eaglelint.analysis.python.project import Project
 from eaglelint.analysis.python.resolve import ClassEntity, Resolver
+from eaglelint.analysis.sglang.held import HeldIndex, holds_language_model
 from eaglelint.checks.delegation import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
-from eaglelint.checks.held import HeldIndex, holds_language_model
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

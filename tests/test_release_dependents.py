@@ -55,7 +55,7 @@ def test_0_5_4_the_broken_wrappers_are_byte_identical_across_post1_and_post2():
 def test_0_5_9_import_line_prefilter_misses_no_dependent(changed):
     """The cheap prefilter (import lines only) finds exactly what resolving every wrapper finds."""
     from eaglelint.analysis.python.project import Project
-    from eaglelint.checks.dependents import find_dependents
+    from eaglelint.analysis.sglang.dependents import find_dependents
 
     path = models_dir("0.5.9") / changed
     fast = find_dependents([path], {path}, ("language_model",), Project())
@@ -70,7 +70,7 @@ def test_0_5_23_changed_qwen2_reaches_the_wrappers_that_hold_it_as_llm():
     points_v15_chat.py assign `self.llm = Qwen2ForCausalLM(...)` (read by hand) and import
     it from qwen2.py; the prefilter misses none that resolving every class finds."""
     from eaglelint.analysis.python.project import Project
-    from eaglelint.checks.dependents import find_dependents
+    from eaglelint.analysis.sglang.dependents import find_dependents
 
     path = models_dir("0.5.23") / "qwen2.py"
     fast = {(Path(d.path).name, d.class_name) for d in find_dependents([path], {path}, (), Project())}

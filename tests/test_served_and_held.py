@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.capture.held import DEFAULT_WRAPPER_ATTRS
+from eaglelint.analysis.capture.wrapper_attrs import DEFAULT_WRAPPER_ATTRS
 from eaglelint.analysis.python.discover import discover
 from eaglelint.analysis.python.prefilter import WrapperAssignTest
 from eaglelint.analysis.python.project import FoundBroken, Project

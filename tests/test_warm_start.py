@@ -19,9 +19,9 @@ MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
 # what a warm plain report must not import (each is imported by the run that needs it)
 NOT_ON_THE_WARM_PATH = ("rich", "eaglelint.output.sarif", "eaglelint.output.junit", "eaglelint.fix.plan",
                         "eaglelint.fix.owner", "eaglelint.pipeline.support", "eaglelint.analysis.python.summary",
-                        "eaglelint.analysis.python.resolve", "eaglelint.checks.dependents", "eaglelint.checks.registry",
-                        "eaglelint.pipeline.baseline", "eaglelint.fix.edits", "eaglelint.fix.noqa", "difflib",
-                        "xml", "importlib.metadata")
+                        "eaglelint.analysis.python.resolve", "eaglelint.analysis.sglang.dependents",
+                        "eaglelint.checks.registry", "eaglelint.pipeline.baseline", "eaglelint.fix.edits",
+                        "eaglelint.fix.noqa", "difflib", "xml", "importlib.metadata")
 RUN_AND_LIST_MODULES = """\
 import json, sys
 from eaglelint.cli import main

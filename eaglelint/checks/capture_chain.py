@@ -21,6 +21,7 @@ from pathlib import Path
 from ..analysis.capture.links import Broken, Chain
 from ..analysis.python.resolve import ClassEntity
 from ..analysis.sglang.capture_chain import CaptureChainAnalysis
+from ..analysis.sglang.class_index import ClassIndex
 from ..analysis.sglang.drafts import is_draft
 from ..analysis.sglang.owners import owner_analysis
 from ..analysis.sglang.roles import is_draft_name
@@ -28,7 +29,6 @@ from ..analysis.syntax.textscan import Anchored
 from ..findings import Finding
 from .aux_path import captures
 from .context import Context
-from .owner import ClassIndex
 from .vllm_marker import marked_targets
 
 CODE_BY_LINK = {"b": "EGL050", "c": "EGL051", "d": "EGL051", "e": "EGL052", "f": "EGL053", "g": "EGL053"}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..analysis.capture.held import DEFAULT_WRAPPER_ATTRS
+from ..analysis.capture.wrapper_attrs import DEFAULT_WRAPPER_ATTRS
 from ..analysis.python.project import Project
 from ..analysis.python.resolve import ClassEntity, Resolver
 from ..packs import Interface, InterfaceMethod

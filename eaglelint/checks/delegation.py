@@ -24,6 +24,7 @@ from ..analysis.python.summary import free_names_of_text, mentions
 from ..analysis.sglang.capture_chain import CAPTURE_HOOK
 from ..analysis.sglang.capture_chain import FLAG as CAPTURE_FLAG
 from ..analysis.sglang.drafts import is_draft
+from ..analysis.sglang.held import holds_language_model
 from ..analysis.sglang.owners import owner_analysis
 from ..analysis.sglang.served import is_served, provides
 from ..analysis.sglang.wrappers import is_component, wrapped_candidates
@@ -32,7 +33,6 @@ from ..fix.delegation import refusal
 from ..fix.members import plan_delegation_file
 from ..packs import InterfaceMethod, load_interfaces
 from .context import WRAPPERS, Context, wrappers
-from .held import holds_language_model
 
 SEVERITY_BY_CALLED_ON = {"target": "EGL001", "draft": "EGL002"}
 OPTIONAL_CODE = "EGL003"  # a target member the engine tests for (hasattr/getattr) and copes without

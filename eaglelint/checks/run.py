@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.capture.held import DEFAULT_WRAPPER_ATTRS
+from ..analysis.capture.wrapper_attrs import DEFAULT_WRAPPER_ATTRS
 from ..analysis.python.prefilter import SETTER_CALL, WrapperAssignTest, is_dynamic_attr
 from ..analysis.python.project import Project
 from ..analysis.syntax.sources import SourceError
@@ -62,8 +62,8 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
         run_key = _run_key(project, options, list(raws))
     # a cache hit needs none of the analysis or the checks: imported here, on a miss
     from ..analysis.python.resolve import ClassEntity
+    from ..analysis.sglang.held import HeldIndex, held_wrapper, tree_raws
     from .context import Context
-    from .held import HeldIndex, held_wrapper, tree_raws
     from .registry import plan_fixes, run_checks, subject_files
 
     methods = sglang_members(options.interfaces)
@@ -133,7 +133,7 @@ def may_hold(attrs: tuple[str, ...], builders: set[str]) -> re.Pattern[str]:
     name of a builder some base assigns one from (`self.llm = self.init_llm(...)`: a subclass
     chooses by overriding `init_llm`, or a class attribute `llm_cls`). A class without it,
     and without such a base in its file, is no wrapper: a lazily parsed module leaves it
-    unparsed (checks/held.py `held_wrapper` decides the others)."""
+    unparsed (analysis/sglang/held.py `held_wrapper` decides the others)."""
     names = "|".join(map(re.escape, (a for a in attrs if not is_dynamic_attr(a))))
     # also set by a call or given by a getter (prefilter.py WrapperAssignTest); a setter call
     # whose name is not a literal, where one holds a language model

@@ -16,7 +16,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from ..analysis.capture.held import DEFAULT_HELD_ATTR
+from ..analysis.capture.wrapper_attrs import DEFAULT_HELD_ATTR
 from ..analysis.python.project import Project
 from ..analysis.python.resolve import ClassEntity
 from ..analysis.python.summary import FunctionInfo, Param, free_names

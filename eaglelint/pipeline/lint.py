@@ -144,7 +144,9 @@ def _in_baseline(finding: Finding, baseline: Path) -> bool:
 
 
 def _dependent_findings(settings, explicit, files, options, project, result) -> list[Finding]:
-    from ..checks.dependents import find_dependents  # builds on the analysis, which a warm whole-tree run skips
+    from ..analysis.sglang.dependents import (
+        find_dependents,  # builds on the analysis, which a warm whole-tree run skips
+    )
 
     found = [d for d in project.retrying(lambda: find_dependents(
                  explicit, set(files), settings.wrapper_attributes, project, members=pack_members(options.interfaces),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ..analysis.capture.held import DEFAULT_HELD_ATTR
+from ..analysis.capture.wrapper_attrs import DEFAULT_HELD_ATTR
 from ..analysis.python.choices import held_classes
 from ..analysis.python.discover import discover
 from ..analysis.python.presence import has_member, presence

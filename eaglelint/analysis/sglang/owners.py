@@ -20,7 +20,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 
-from ..capture.held import DEFAULT_HELD_ATTR
+from ..capture.wrapper_attrs import DEFAULT_HELD_ATTR
 from ..python.exprs import expression_refs
 from ..python.resolve import ClassEntity, InstanceEntity, Member, Resolver, Unknown
 from ..python.summary import LazyClasses

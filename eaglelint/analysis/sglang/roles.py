@@ -10,7 +10,7 @@ SGLang names its EAGLE/MTP/NextN/DFlash/DSpark draft classes by their role.
 `configs/model_config.py` is read here, once per tree, not through analysis/python/project.py:
 it is the engine's configuration code, read for string literals, never summarised,
 checked or written, and the role test is asked with a class name and a path alone
-(the bytes index in checks/held.py asks before any Project summary exists).
+(the bytes index in analysis/sglang/held.py asks before any Project summary exists).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
-from ..capture.held import DEFAULT_HELD_ATTR
+from ..capture.wrapper_attrs import DEFAULT_HELD_ATTR
 from ..python.entities import ClassEntity, FunctionEntity, SeqEntity, Unknown
 from ..python.summary import ENTRY, LazyClasses, ModuleSummary
 from ..syntax.refs import Ref
@@ -47,7 +47,7 @@ REGISTRY_LOOKUP = "resolve_model_cls"  # SGLang's ModelRegistry: architecture na
 LOOKUP_REF = "registry"  # the kind of Ref a lookup is read into (RegistryLookup)
 ENTRY_BYTES = ENTRY.encode()
 # what a language model has and a bare decoder has not: its head, the logits computed from it,
-# and the embedding and head it gives out (owners.py and checks/held.py ask the same)
+# and the embedding and head it gives out (owners.py and analysis/sglang/held.py ask the same)
 HEAD = "lm_head"
 LOGITS = "logits_processor"
 EMBED_AND_HEAD = "get_embed_and_head"

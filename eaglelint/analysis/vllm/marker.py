@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..capture.held import DEFAULT_HELD_ATTR
+from ..capture.wrapper_attrs import DEFAULT_HELD_ATTR
 from ..python.resolve import ClassEntity, Resolver
 from ..syntax.class_body import class_node
 from ..syntax.sources import SourceError

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..capture.held import DEFAULT_HELD_ATTR
+from ..capture.wrapper_attrs import DEFAULT_HELD_ATTR
 from ..python.entities import ClassEntity, Entity, InstanceEntity, ModuleEntity, Unknown
 from ..python.project import Project
 from ..syntax.class_body import class_node

@@ -28,16 +28,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.capture.held import DEFAULT_WRAPPER_ATTRS
-from ..analysis.python.discover import tree_files
-from ..analysis.python.prefilter import WrapperAssignTest
-from ..analysis.python.project import Project
-from ..analysis.python.resolve import ClassEntity, Resolver
-from ..analysis.sglang.served import REGISTRY_LOOKUP
-from ..analysis.sglang.wrappers import wrapped_candidates
-from ..analysis.syntax.sources import SourceError
-from ..packs import pack_members, select_interfaces
+from ...packs import pack_members, select_interfaces
+from ..capture.wrapper_attrs import DEFAULT_WRAPPER_ATTRS
+from ..python.discover import tree_files
+from ..python.prefilter import WrapperAssignTest
+from ..python.project import Project
+from ..python.resolve import ClassEntity, Resolver
+from ..syntax.sources import SourceError
 from .held import HeldIndex, held_wrapper
+from .served import REGISTRY_LOOKUP
+from .wrappers import wrapped_candidates
 
 
 @dataclass(frozen=True)

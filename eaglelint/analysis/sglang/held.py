@@ -24,19 +24,19 @@ import os
 import re
 from pathlib import Path
 
-from ..analysis.python.discover import tree_files
-from ..analysis.python.prefilter import SETTERS, dynamic_attr
-from ..analysis.python.presence import has_member
-from ..analysis.python.project import Project
-from ..analysis.python.resolve import ClassEntity, Resolver
-from ..analysis.python.summary import ClassInfo
-from ..analysis.sglang.owners import OwnerAnalysis, owner_analysis
-from ..analysis.sglang.roles import is_draft_name
-from ..analysis.sglang.served import EMBED_AND_HEAD, HEAD, LOGITS, is_served
-from ..analysis.sglang.wrappers import wrapped_candidates
-from ..analysis.syntax.sources import SourceError
-from ..analysis.syntax.textscan import Anchored
-from .owner import ClassIndex
+from ..python.discover import tree_files
+from ..python.prefilter import SETTERS, dynamic_attr
+from ..python.presence import has_member
+from ..python.project import Project
+from ..python.resolve import ClassEntity, Resolver
+from ..python.summary import ClassInfo
+from ..syntax.sources import SourceError
+from ..syntax.textscan import Anchored
+from .class_index import ClassIndex
+from .owners import OwnerAnalysis, owner_analysis
+from .roles import is_draft_name
+from .served import EMBED_AND_HEAD, HEAD, LOGITS, is_served
+from .wrappers import wrapped_candidates
 
 _HEADS = (HEAD.encode(), LOGITS.encode(), EMBED_AND_HEAD.encode())
 # possessive `++`/`*+`: what follows each never matches what it would give back, so the matches

@@ -16,11 +16,16 @@ states (SGLang's speculative batch) is given to the summary as data, and how a s
 laid out as cache data (python/summary_codec.py) to the store below it.
 """
 
-from types import ModuleType
+from __future__ import annotations
 
-from .python.calls import HOOKS, CallHook
-from .python.method_facts import DRAFT_READ, HeldRead
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from .python.calls import DRAFT_READ, HOOKS, CallHook
 from .store.cache_codec import SUMMARY_LAYOUT
+
+if TYPE_CHECKING:
+    from .python.method_facts import HeldRead
 
 
 def engine_hooks() -> tuple[CallHook, ...]:

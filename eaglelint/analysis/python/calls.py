@@ -19,7 +19,10 @@ works at two moments:
 The hooks of a run are `HOOKS`, filled once, when first asked for, from what the
 package installs (analysis/__init__.py names the engines, and is the only place that
 does): summaries are kept in the cache under eaglelint's own code, so every run of
-one version reads calls with the same hooks.
+one version reads calls with the same hooks. An engine gives a read a meaning too: the one
+through which it hands a draft model its target's hidden states (SGLang's
+`forward_batch.spec_info.hidden_states`) is `DRAFT_READ`, installed the same way, which the
+summary asks while it reads a file.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ if TYPE_CHECKING:  # what a hook is handed; the core modules, only as types
     from ..syntax.refs import Ref
     from ..syntax.scope import Scope
     from .entities import ClassEntity, Entity
+    from .method_facts import HeldRead
     from .resolve import Resolver
 
 
@@ -110,3 +114,26 @@ class CallHooks:
 
 
 HOOKS = CallHooks()
+
+
+class DraftRead:
+    """The read through which the engine hands a draft model its target's hidden states
+    (method_facts.py `HeldRead`), from the source installed (analysis/__init__.py names it,
+    as it names the engines' call hooks), asked for when a module is first summarised; None:
+    no engine's, and no function makes one."""
+
+    def __init__(self) -> None:
+        self._source: Callable[[], HeldRead | None] = lambda: None
+        self._read: HeldRead | None = None
+        self._loaded = False
+
+    def install(self, source: Callable[[], HeldRead | None]) -> None:
+        self._source, self._loaded = source, False
+
+    def get(self) -> HeldRead | None:
+        if not self._loaded:
+            self._read, self._loaded = self._source(), True
+        return self._read
+
+
+DRAFT_READ = DraftRead()

@@ -6,14 +6,13 @@ Why: a class held by a constructor parameter is chosen by the subclass that pass
 up (resolve.py), and a builder that only raises NotImplementedError means the class
 calling it is abstract: only subclasses overriding the builder are ever built. A forward
 that reads the speculative batch's hidden states runs on the target's: a draft's (roles.py).
-Which read that is, is the engine's fact (`DRAFT_READ`), given here as data.
+Which read that is, is the engine's fact (calls.py `DRAFT_READ`), given as data.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..syntax.refs import Ref
@@ -32,28 +31,6 @@ class HeldRead:
     holder: str
     attr: str
     text: re.Pattern[str]
-
-
-class DraftRead:
-    """The engine's HeldRead, from the source installed (analysis/__init__.py names it, as it
-    names the engines' call hooks, calls.py), asked for when a module is first summarised;
-    None: no engine's, and no function reads one."""
-
-    def __init__(self) -> None:
-        self._source: Callable[[], HeldRead | None] = lambda: None
-        self._read: HeldRead | None = None
-        self._loaded = False
-
-    def install(self, source: Callable[[], HeldRead | None]) -> None:
-        self._source, self._loaded = source, False
-
-    def get(self) -> HeldRead | None:
-        if not self._loaded:
-            self._read, self._loaded = self._source(), True
-        return self._read
-
-
-DRAFT_READ = DraftRead()
 
 
 def only_raises_not_implemented(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

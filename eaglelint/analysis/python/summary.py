@@ -24,8 +24,9 @@ from ..syntax.refs import Ref
 from ..syntax.scope import Scope, import_bindings, walk_local
 from ..syntax.sources import SourceLines, split_lines
 from ..syntax.textscan import Anchored
+from .calls import DRAFT_READ
 from .exprs import MAX_EXPANSION, expression_refs
-from .method_facts import DRAFT_READ, only_raises_not_implemented, reads_held, super_calls
+from .method_facts import only_raises_not_implemented, reads_held, super_calls
 from .prefilter import dynamic_attr
 
 

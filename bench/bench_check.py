@@ -52,8 +52,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from fetch_sglang import models_dir
 
-from eaglelint.analysis.cache import SummaryCache
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.store.cache import SummaryCache
 from eaglelint.pipeline.lint import SettingsFinder, lint
 
 

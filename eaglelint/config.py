@@ -18,7 +18,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .analysis.sources import DEFAULT_MAX_FILE_SIZE
+from .analysis.syntax.sources import DEFAULT_MAX_FILE_SIZE
 from .fix.styles import DEFAULT_STYLE, STYLES
 from .packs import load_codes, load_interfaces
 

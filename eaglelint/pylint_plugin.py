@@ -24,8 +24,8 @@ from pathlib import Path
 
 from pylint.checkers import BaseRawFileChecker
 
-from .analysis.discover import tree_of
-from .analysis.project import Project
+from .analysis.python.discover import tree_of
+from .analysis.python.project import Project
 from .config import ConfigError
 from .findings import INTERNAL_ERROR, Finding
 from .packs import load_codes

@@ -1,4 +1,5 @@
-"""The package's shape, kept by a test: layers import one way, no cycles, no borrowed private names.
+"""The package's shape, kept by a test: layers and the analysis's rooms import one way, no cycles,
+no borrowed private names.
 
 Why a test: the module map in docs/architecture.md is only true while
 nothing imports against it; a late import or a private helper borrowed from another
@@ -134,32 +135,82 @@ def test_no_private_names_imported_across_modules():
     assert borrowed == []
 
 
-# The core of the analysis: reading Python (summaries, expressions as Refs) and resolving it
-# across modules. It names no engine: an engine's calls reach it only through the call hooks
-# the engine's own module provides (analysis/calls.py), which analysis/__init__.py lists.
-CORE = tuple(f"eaglelint.analysis.{m}" for m in ("resolve", "exprs", "refs", "summary", "scope", "entities",
-                                                 "calls", "project"))
-# The engines' layers, built on the core: SGLang's registry (served.py) and the choices read
-# through it, vLLM's registry and loaders, each engine's capture chain and checkpoint choices.
-ENGINE_LAYERS = tuple(f"eaglelint.analysis.{m}" for m in ("served", "choices", "vllm_registry", "vllm_chain",
-                                                          "capture_chain", "checkpoint"))
+ANALYSIS = "eaglelint.analysis"
+# The analysis's rooms, lowest first: a module may import from its own room and the rooms below
+# it, type-only imports included (their direction is the design's). analysis/__init__.py is in
+# none: it wires them, installing what a higher room gives a lower one as data (the engines'
+# call hooks, the read through which SGLang hands a draft its target's hidden states, the
+# layout of a summary as cache data).
+ROOMS: list[tuple[str, tuple[str, ...]]] = [
+    ("syntax", ("syntax",)),  # plain Python syntax, one file at a time: knows no engine
+    ("store", ("store",)),  # the summary cache and its codec
+    ("python", ("python",)),  # Python's semantics over the project: summaries, resolution, presence
+    ("capture", ("capture",)),  # what both engines share: the capture chain's vocabulary
+    ("engines", ("sglang", "vllm")),  # each engine's knowledge; tested apart: never each other
+]
+ENGINES = ("sglang", "vllm")
+
+
+def room_of(module: str) -> int | None:
+    """The room of an analysis module (None: the package itself, or outside the analysis)."""
+    parts = module.split(".")
+    if parts[:2] != ANALYSIS.split(".") or len(parts) < 3:
+        return None
+    found = [i for i, (_, packages) in enumerate(ROOMS) if parts[2] in packages]
+    assert len(found) == 1, f"{module} is in {len(found)} rooms: give its folder one in ROOMS"
+    return found[0]
+
+
+def analysis_modules() -> list[str]:
+    return [m for m in graph() if m.startswith(ANALYSIS + ".")]
+
+
+def test_every_analysis_module_is_in_exactly_one_room():
+    assert analysis_modules()
+    assert {m: room_of(m) for m in analysis_modules() if room_of(m) is None} == {}
+    # a module left at the top of analysis/ would be a room of its own: only the wiring is there
+    assert {p.name for p in (PACKAGE / "analysis").glob("*.py")} == {"__init__.py"}
+
+
+def room_name(module: str) -> str:
+    room = room_of(module)
+    return "the wiring (analysis/__init__.py)" if room is None else ROOMS[room][0]
+
+
+def test_analysis_rooms_import_only_their_own_and_lower_rooms():
+    edges = graph(type_only=True)
+    upward = [f"{module}:{line} imports {target} ({room_name(target)} is above {room_name(module)})"
+              for module in analysis_modules() for target, _, line in edges[module]
+              if target == ANALYSIS or (room_of(target) or 0) > (room_of(module) or 0)]
+    assert upward == []
+
+
+def test_the_engine_rooms_never_import_each_other():
+    edges = graph(type_only=True)
+    crossed = [f"{module}:{line} imports {target}" for module in analysis_modules()
+               for target, _, line in edges[module] for here, there in (ENGINES, ENGINES[::-1])
+               if module.startswith(f"{ANALYSIS}.{here}.") and
+               (target == f"{ANALYSIS}.{there}" or target.startswith(f"{ANALYSIS}.{there}."))]
+    assert crossed == []
 
 
 def test_the_core_imports_no_engine_layer():
-    """Neither the core nor anything it imports, type-only imports included (their direction
-    is the design's), reaches an engine's layer: a third engine, or an engine's new idiom,
-    is a hook of its own, and the core is not edited for it."""
+    """Nothing in the rooms below the engines' (syntax, store, python, capture), nor anything
+    it imports, type-only imports included, reaches an engine's room: a third engine, or an
+    engine's new idiom, is a hook of its own, and the core is not edited for it."""
     edges = {m: [(t, line) for t, _, line in e] for m, e in graph(type_only=True).items()}
-    assert set(CORE + ENGINE_LAYERS) <= set(edges)
-    reached: dict[str, str] = {m: m for m in CORE}  # module -> the import that reached it
-    todo = list(CORE)
+    engines = len(ROOMS) - 1
+    core = [m for m in analysis_modules() if room_of(m) < engines]
+    assert core and any(room_of(m) == engines for m in analysis_modules())
+    reached: dict[str, str] = {m: m for m in core}  # module -> the import that reached it
+    todo = list(core)
     while todo:
         module = todo.pop()
         for target, line in edges.get(module, []):
             if target not in reached:
                 reached[target] = f"{module}:{line}"
                 todo.append(target)
-    assert {m: reached[m] for m in ENGINE_LAYERS if m in reached} == {}
+    assert {m: where for m, where in reached.items() if room_of(m) == engines or m == ANALYSIS} == {}
 
 
 CODE = re.compile(r"EGL\d{3}")
@@ -197,15 +248,15 @@ def test_every_code_is_expected_by_a_fixture():
     assert set(load_codes()) - expected == set()
 
 
-# The calls that read or parse a file. Outside analysis/sources.py (the guarded reader) and
-# analysis/project.py (the one owner of a scanned file's bytes and trees), a module may make
+# The calls that read or parse a file. Outside analysis/syntax/sources.py (the guarded reader) and
+# analysis/python/project.py (the one owner of a scanned file's bytes and trees), a module may make
 # one only for a file that is not a scanned source, or while its move onto Project is pending.
 READERS = {"read_bytes", "read_source", "read_text", "parse_source", "open"}
 READS_ALLOWED: dict[str, set[str]] = {
-    "eaglelint.analysis.sources": {"read_bytes", "open"},  # the guarded reader itself (os.open)
-    "eaglelint.analysis.project": {"read_bytes", "parse_source"},  # the owner: reads and parses, once
-    "eaglelint.analysis.cache": {"read_bytes", "open"},  # cache entries, and eaglelint's own code for its tag
-    "eaglelint.analysis.roles": {"read_source"},  # SGLang's configs/model_config.py: engine config (see docstring)
+    "eaglelint.analysis.syntax.sources": {"read_bytes", "open"},  # the guarded reader itself (os.open)
+    "eaglelint.analysis.python.project": {"read_bytes", "parse_source"},  # the owner: reads and parses, once
+    "eaglelint.analysis.store.cache": {"read_bytes", "open"},  # cache entries, and eaglelint's own code for its tag
+    "eaglelint.analysis.sglang.roles": {"read_source"},  # configs/model_config.py: engine config (see docstring)
     "eaglelint.drift.scan": {"read_source", "parse_source"},  # SGLang's engine files, not the checked tree
     "eaglelint.drift.compare": {"read_source", "parse_source"},  # sglang/_version.py: engine metadata
     "eaglelint.config": {"read_text"},  # .eaglelint.toml / pyproject.toml
@@ -235,7 +286,7 @@ def reader_calls(path: Path) -> set[str]:
 
 
 def test_only_the_project_reads_scanned_files():
-    """Every read of a scanned file goes through analysis/project.py's Project (read once,
+    """Every read of a scanned file goes through analysis/python/project.py's Project (read once,
     through the FIFO and size guard, digest noted, parsed once): a module that reads or
     parses a file itself fails here, unless the allow-list above says why it may."""
     found = {module_name(p): reader_calls(p) for p in sorted(PACKAGE.rglob("*.py"))}

@@ -12,9 +12,9 @@ import pytest
 from conftest import FIXTURES
 from fetch_sglang import release_root
 
-from eaglelint.analysis.cache import SummaryCache
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.store.cache import SummaryCache
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, REPO
 
-from eaglelint.analysis import cache as cachemod
-from eaglelint.analysis.cache import SummaryCache, format_tag
-from eaglelint.analysis.cache_codec import HEADER, EntryError, decode, encode
-from eaglelint.analysis.project import summarize_raw
+from eaglelint.analysis.python.project import summarize_raw
+from eaglelint.analysis.store import cache as cachemod
+from eaglelint.analysis.store.cache import SummaryCache, format_tag
+from eaglelint.analysis.store.cache_codec import HEADER, EntryError, decode, encode
 
 TREE = FIXTURES / "check"
 
@@ -213,8 +213,8 @@ def test_two_processes_sharing_a_cache_folder_agree_for_20_rounds(tmp_path):
 
 def test_every_fixture_files_suppression_directives_survive_the_round_trip_and_damage_is_refused():
     """The directives a warm run reads from the cache instead of tokenizing the file."""
-    from eaglelint.analysis.directives import scan_directives
-    from eaglelint.analysis.sources import SourceError, decode_source
+    from eaglelint.analysis.syntax.directives import scan_directives
+    from eaglelint.analysis.syntax.sources import SourceError, decode_source
 
     scans = []
     for path in sorted(FIXTURES.rglob("*.py")):

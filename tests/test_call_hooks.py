@@ -1,4 +1,4 @@
-"""Engines plug into the core through call hooks (analysis/calls.py).
+"""Engines plug into the core through call hooks (analysis/python/calls.py).
 
 A third engine here is a toy one: `build_registered("Name")` builds the class of that name
 from its module. Its hook alone, installed beside the shipped ones, makes the resolver
@@ -14,12 +14,12 @@ import pytest
 from conftest import REPO
 
 from eaglelint.analysis import engine_hooks
-from eaglelint.analysis.calls import HOOKS, CallReader
-from eaglelint.analysis.choices import held_classes
-from eaglelint.analysis.entities import ClassEntity, Entity, InstanceEntity
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.refs import Ref
-from eaglelint.analysis.resolve import Resolver
+from eaglelint.analysis.python.calls import HOOKS, CallReader
+from eaglelint.analysis.python.choices import held_classes
+from eaglelint.analysis.python.entities import ClassEntity, Entity, InstanceEntity
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import Resolver
+from eaglelint.analysis.syntax.refs import Ref
 
 TOY = textwrap.dedent("""
     class TextModel:
@@ -76,8 +76,8 @@ def test_the_engines_hooks_are_in_place_for_any_user_of_the_core_and_imported_wh
     point's help, and without importing an engine's module until a call is read."""
     probe = textwrap.dedent("""
         import ast, sys
-        from eaglelint.analysis.exprs import expression_refs
-        engines = ("eaglelint.analysis.served", "eaglelint.analysis.vllm_registry")
+        from eaglelint.analysis.python.exprs import expression_refs
+        engines = ("eaglelint.analysis.sglang.served", "eaglelint.analysis.vllm.vllm_registry")
         print([m in sys.modules for m in engines])
         call = ast.parse('ModelRegistry.resolve_model_cls("LlamaForCausalLM")', mode="eval").body
         print(expression_refs(call, None))

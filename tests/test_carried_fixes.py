@@ -14,10 +14,10 @@ import pytest
 from conftest import FIXTURES
 from test_fix_fixtures import eaglelint
 
-from eaglelint.analysis.cache import SummaryCache
-from eaglelint.analysis.cache_codec import decode, encode
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.store.cache import SummaryCache
+from eaglelint.analysis.store.cache_codec import decode, encode
 from eaglelint.checks import registry
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix import members as members_fix

@@ -8,10 +8,11 @@ verdict names first, so that each check of link b is guarded by a case only it d
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.capture_chain import CaptureChainAnalysis, Link
-from eaglelint.analysis.owners import OwnerAnalysis
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
+from eaglelint.analysis.capture.links import Link
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
+from eaglelint.analysis.sglang.capture_chain import CaptureChainAnalysis
+from eaglelint.analysis.sglang.owners import OwnerAnalysis
 
 MODELS = FIXTURES / "chain_oracle" / "sglang" / "srt" / "models"
 

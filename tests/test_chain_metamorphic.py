@@ -24,11 +24,11 @@ from pathlib import Path
 import pytest
 from chain_rewrites import REWRITES, Models, Roles, roles, unparsed
 
-from eaglelint.analysis.capture_chain import CaptureChainAnalysis
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.owners import OwnerAnalysis
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
+from eaglelint.analysis.sglang.capture_chain import CaptureChainAnalysis
+from eaglelint.analysis.sglang.owners import OwnerAnalysis
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

@@ -32,11 +32,12 @@ import pytest
 import sglang_standins as standins
 from conftest import FIXTURES
 
-from eaglelint.analysis.capture_chain import CaptureChainAnalysis, Chain
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.owners import OwnerAnalysis
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
+from eaglelint.analysis.capture.links import Chain
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
+from eaglelint.analysis.sglang.capture_chain import CaptureChainAnalysis
+from eaglelint.analysis.sglang.owners import OwnerAnalysis
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.discover import discover
+from eaglelint.analysis.python.discover import discover
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import load_codes, select_interfaces
 

@@ -30,7 +30,7 @@ import re
 import pytest
 from fetch_sglang import models_dir
 
-from eaglelint.checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
+from eaglelint.checks.delegation import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from eaglelint.checks.owner import CODE as OWNER_CODE
 from eaglelint.checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
 from eaglelint.packs import load_codes, select_interfaces

@@ -34,11 +34,11 @@ import sglang_standins as standins
 from conftest import FIXTURES
 from test_check_fixtures import expected
 
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import Resolver
-from eaglelint.analysis.served import served
-from eaglelint.checks.members import UNRESOLVED, code_for
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import Resolver
+from eaglelint.analysis.sglang.served import served
+from eaglelint.checks.delegation import UNRESOLVED, code_for
 from eaglelint.checks.owner import CODE as OWNER_CODE
 from eaglelint.checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
 from eaglelint.checks.run import CheckOptions, check_files
@@ -209,6 +209,6 @@ def test_inline_expectations_match_the_findings(path: Path):
 
 def test_a_gap_two_objects_down_is_fixed_through_the_path_to_the_model():
     """The delegation of a member the thinker's language model has is written through
-    `self.thinker.language_model` (analysis/wrappers.py follows the dotted attribute)."""
+    `self.thinker.language_model` (analysis/sglang/wrappers.py follows the dotted attribute)."""
     deep = [f for f in findings() if f.wrapper_attribute == "thinker.language_model"]
     assert deep and all(f.fixable for f in deep), [(f.method, f.fix_refusal) for f in deep]

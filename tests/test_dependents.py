@@ -13,9 +13,9 @@ import pytest
 from conftest import FIXTURES
 from test_cli import run
 
-from eaglelint.analysis.discover import tree_of
-from eaglelint.analysis.project import Project
-from eaglelint.checks.dependents import find_dependents
+from eaglelint.analysis.python.discover import tree_of
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.sglang.dependents import find_dependents
 from eaglelint.pipeline.lint import lint
 
 MODELS = FIXTURES / "dependents" / "sglang" / "srt" / "models"

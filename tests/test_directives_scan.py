@@ -12,14 +12,14 @@ from fetch_sglang import release_root, vllm_root
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eaglelint.analysis.directives import (
+from eaglelint.analysis.syntax.directives import (
     LEXES_LIKE_TOKENIZE,
     comments,
     scan_directives,
     scanned_comments,
     tokenizer_comments,
 )
-from eaglelint.analysis.sources import decode_source
+from eaglelint.analysis.syntax.sources import decode_source
 
 
 def reference(text: str):

@@ -78,7 +78,7 @@ def test_a_fix_that_does_not_settle_within_the_bound_says_so_and_fails(work):
 
 SPY_PASSES = """
 import gc, weakref
-import eaglelint.analysis.project as project_module
+import eaglelint.analysis.python.project as project_module
 import eaglelint.fix.run as fix_run
 made = []
 make = project_module.Project.__init__

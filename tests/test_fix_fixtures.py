@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.project import Project
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix import members as members_fix
 from eaglelint.fix import plan as fixmod
@@ -155,7 +155,7 @@ def test_fixed_imports_are_where_isort_puts_them(case, tmp_path):
 def test_fix_never_overrides_a_binding_even_when_check_misses_it(tmp_path, monkeypatch):
     """already_bound has each member in another form. Made to believe they are absent,
     check reports all three: fix still writes none and says why."""
-    from eaglelint.checks import members as wrapper_check
+    from eaglelint.checks import delegation as wrapper_check
 
     work = copy_case(FIXTURES / "fix" / "already_bound", tmp_path)
     monkeypatch.setattr(wrapper_check, "presence", lambda *args: False)

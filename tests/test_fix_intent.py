@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.project import Project
 from eaglelint.checks.registry import plan_fixes
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix.intent import CaptureAsOwner, Delegate, MarkerBase, OwnerMember

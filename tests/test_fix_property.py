@@ -17,7 +17,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.project import Project
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix import plan as fixmod
 from eaglelint.packs import select_interfaces

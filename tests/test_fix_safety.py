@@ -15,7 +15,7 @@ import pytest
 from conftest import FIXTURES, REPO
 
 from eaglelint import cli
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.project import Project
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix import members as members_fix
 from eaglelint.fix import plan as fixmod

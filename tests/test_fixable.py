@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix import plan as fixmod
 from eaglelint.packs import load_interfaces, select_interfaces

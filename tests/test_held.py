@@ -7,11 +7,11 @@ from pathlib import Path
 
 from conftest import FIXTURES
 
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
-from eaglelint.checks.held import HeldIndex, holds_language_model
-from eaglelint.checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
+from eaglelint.analysis.sglang.held import HeldIndex, holds_language_model
+from eaglelint.checks.delegation import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

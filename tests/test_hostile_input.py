@@ -20,10 +20,10 @@ import pytest
 from conftest import REPO
 
 from eaglelint import cli
-from eaglelint.analysis import summary
-from eaglelint.analysis.exprs import _Refs
-from eaglelint.analysis.project import Project
-from eaglelint.checks import aux, members
+from eaglelint.analysis.python import summary
+from eaglelint.analysis.python.exprs import _Refs
+from eaglelint.analysis.python.project import Project
+from eaglelint.checks import aux_path, delegation
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix import plan as fixmod
 from eaglelint.fix.delegation import DEFAULT_STYLE
@@ -261,7 +261,7 @@ def test_internal_error_in_one_file_is_reported_and_the_others_are_checked(tmp_p
         cli.main()
 
 
-@pytest.mark.parametrize("family", [members, aux], ids=["members", "aux"])
+@pytest.mark.parametrize("family", [delegation, aux_path], ids=["delegation", "aux_path"])
 def test_internal_error_on_one_wrapper_is_reported_at_its_class_and_the_others_are_checked(
         family, tmp_path, monkeypatch):
     for name in ("crlf", "tabs"):
@@ -272,7 +272,7 @@ def test_internal_error_on_one_wrapper_is_reported_at_its_class_and_the_others_a
     def failing(context, cls):
         judged.append(Path(cls.path).parent.name)
         if Path(cls.path).parent.name == "crlf":
-            raise RecursionError if family is aux else ValueError("boom")
+            raise RecursionError if family is aux_path else ValueError("boom")
         return real(context, cls)
 
     monkeypatch.setattr(family, "check", failing)

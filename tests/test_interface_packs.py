@@ -9,9 +9,9 @@ import pytest
 from conftest import FIXTURES
 from test_check_fixtures import FILES, expected, packs_of
 
-from eaglelint.analysis.discover import discover
-from eaglelint.checks.marker_scan import CODE as MARKER_CODE
+from eaglelint.analysis.python.discover import discover
 from eaglelint.checks.run import CheckOptions, check_files
+from eaglelint.checks.vllm_marker import CODE as MARKER_CODE
 from eaglelint.packs import RulesError, load_interfaces, select_interfaces
 
 CHECKED = {"0.5.4.post1", "0.5.9", "0.5.10", "0.5.11", "0.5.12", "0.5.13", "0.5.14", "0.5.15", "0.5.16",

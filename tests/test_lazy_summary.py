@@ -1,4 +1,4 @@
-"""Lazily parsed summaries (analysis/summary.py `summarize_lazily`): each top-level class is
+"""Lazily parsed summaries (analysis/python/summary.py `summarize_lazily`): each top-level class is
 parsed alone when asked for, and the result is the summary a whole parse gives.
 
 The reference is always `summarize` of the whole file's `ast.parse` (Python's own reading),
@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from fetch_sglang import models_dir, vllm_models_dir
 
-from eaglelint.analysis.cache import SummaryCache
-from eaglelint.analysis.cache_codec import decode, encode
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.summary import LazyClasses, LazyFunctions, ModuleSummary, summarize, summarize_lazily
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.summary import LazyClasses, LazyFunctions, ModuleSummary, summarize, summarize_lazily
+from eaglelint.analysis.store.cache import SummaryCache
+from eaglelint.analysis.store.cache_codec import decode, encode
 
 FIELDS = ("names", "functions", "entry_classes", "entry_refs", "star_imports", "all_names", "late_members")
 
@@ -375,7 +375,7 @@ LM_BODY = '''class LMForCausalLM(nn.Module):
 def test_a_class_found_broken_when_asked_for_gives_what_a_whole_parse_gives(tmp_path, monkeypatch, line):
     """The wrapped class's file parses without it, and not with it: the findings are those of a
     run that read every file whole (EGL010 naming the reason, EGL999 for the file)."""
-    from eaglelint.analysis import summary as summary_module
+    from eaglelint.analysis.python import summary as summary_module
     from eaglelint.checks.run import CheckOptions, check_files
     from eaglelint.packs import select_interfaces
 
@@ -401,8 +401,8 @@ def test_a_worker_sends_a_partly_parsed_summary_without_its_text():
     parent binds its own copy of the text and parses the rest as if it had read the file."""
     import pickle
 
-    from eaglelint.analysis.project import summarize_for_cache
-    from eaglelint.analysis.summary import mentions
+    from eaglelint.analysis.python.project import summarize_for_cache
+    from eaglelint.analysis.python.summary import mentions
 
     path = models_dir("0.5.23") / "deepseek_v2.py"
     raw = path.read_bytes()

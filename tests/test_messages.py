@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, REPO
 
-from eaglelint.checks.aux import CODES as AUX_CODES
-from eaglelint.checks.chain import CODES as CHAIN_CODES
+from eaglelint.checks.aux_path import CODES as AUX_CODES
+from eaglelint.checks.capture_chain import CODES as CHAIN_CODES
 from eaglelint.checks.registry import FAMILIES
 from eaglelint.output.sarif import sarif_log
 
@@ -98,7 +98,7 @@ def test_rule_names_the_module_that_declares_the_code():
 FAMILY = '''
 from pathlib import Path
 
-from eaglelint.analysis.resolve import ClassEntity
+from eaglelint.analysis.python.resolve import ClassEntity
 from eaglelint.checks.context import Context
 from eaglelint.findings import Finding
 

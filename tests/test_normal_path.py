@@ -11,14 +11,14 @@ from conftest import REPO
 from eaglelint.packs import TRUTH_KINDS, EngineTruth, RulesError, load_normal_truths, load_toml, rules_dir
 
 ANALYSIS = REPO / "eaglelint" / "analysis"
-CHAINS = ("capture_chain.py", "vllm_chain.py")
+CHAINS = ("sglang/capture_chain.py", "vllm/vllm_chain.py")
 # engine truths made up for the table below, so it tests the evaluator and not the data
 TRUTHS = (EngineTruth("call_attr", "is_quiet", False), EngineTruth("attr", "on_top", True),
           EngineTruth("isinstance_class_contains", "Relay", False))
 
 
 def evaluator():
-    from eaglelint.analysis.normal_path import NormalPath
+    from eaglelint.analysis.python.normal_path import NormalPath
     return NormalPath(TRUTHS, nonempty={"aux"}, pairs={"out"})
 
 
@@ -85,7 +85,7 @@ def test_truth_table(source, value):
 
 
 def test_without_facts_a_local_is_unknown():
-    from eaglelint.analysis.normal_path import NormalPath
+    from eaglelint.analysis.python.normal_path import NormalPath
     plain = NormalPath(TRUTHS)
     assert [plain.truth(expr(s)) for s in ("aux", "len(aux) == 0", "isinstance(out, tuple)", "len(out) == 2")] \
         == [None] * 4
@@ -206,11 +206,12 @@ def test_no_chain_keeps_its_own_normal_path(name):
     compared = {c.value for n in ast.walk(tree) if isinstance(n, ast.Compare)
                 for c in ast.walk(n) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
     assert not {c for c in compared for name_ in named if name_ in c}
-    assert any(isinstance(n, ast.ImportFrom) and n.module == "normal_path" for n in ast.walk(tree))
+    assert any(isinstance(n, ast.ImportFrom) and (n.module or "").rpartition(".")[2] == "normal_path"
+               for n in ast.walk(tree))
 
 
 def test_the_evaluator_knows_no_engine():
-    source = (ANALYSIS / "normal_path.py").read_text(encoding="utf-8")
+    source = (ANALYSIS / "python" / "normal_path.py").read_text(encoding="utf-8")
     tree = ast.parse(source)
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | \
         {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}

@@ -26,9 +26,9 @@ import sglang_standins as standins
 from conftest import FIXTURES
 from test_chain_oracle import ASKED, drive, layer_of
 
-from eaglelint.analysis.owners import OwnerAnalysis
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
+from eaglelint.analysis.sglang.owners import OwnerAnalysis
 
 ROOT = FIXTURES / "owner_contract"
 MODULE = "sglang.srt.models.contract_owners"

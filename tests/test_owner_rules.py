@@ -19,10 +19,10 @@ from types import SimpleNamespace
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.presence import has_member
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
-from eaglelint.checks.aux import AuxChecker
+from eaglelint.analysis.python.presence import has_member
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
+from eaglelint.checks.aux_path import AuxChecker
 from eaglelint.packs import load_codes
 from eaglelint.pipeline.lint import SettingsFinder, lint
 
@@ -202,7 +202,8 @@ def test_qwen3_vl_0_5_11_is_clean():
 def test_the_owner_bytes_test_takes_a_class_as_registered_only_by_its_whole_name():
     """`may_hold_owner`: a class that is neither a base of another nor named after EntryClass
     cannot be an owner with a gap; `ToyForCausalLM` is not named by `ToyForCausalLMV2`."""
-    from eaglelint.checks.owner import ClassIndex, may_hold_owner
+    from eaglelint.analysis.sglang.class_index import ClassIndex
+    from eaglelint.checks.owner import may_hold_owner
 
     body = (b"class ToyModel(nn.Module):\n    def forward(self, x):\n        aux = []\n"
             b"        return x, aux\n\n\n"
@@ -222,7 +223,8 @@ def test_the_owner_bytes_test_takes_a_class_as_registered_only_by_its_whole_name
 def test_the_owner_bytes_test_keeps_a_decoder_that_collects_through_a_method_or_a_classmethod(forward):
     """`may_hold_owner` may drop only a decoder that cannot collect: one whose forward returns
     what a method of its own returns, or collects into `Packer.for_batch(...)`, may."""
-    from eaglelint.checks.owner import ClassIndex, may_hold_owner
+    from eaglelint.analysis.sglang.class_index import ClassIndex
+    from eaglelint.checks.owner import may_hold_owner
 
     raw = (b"class ToyModel(nn.Module):\n    def forward(self, x):\n" + forward + b"\n\n"
            b"class ToyForCausalLM(nn.Module):\n    def __init__(self, config):\n"

@@ -1,4 +1,4 @@
-"""analysis/project.py's Project is the one owner of a scanned file's bytes and trees."""
+"""analysis/python/project.py's Project is the one owner of a scanned file's bytes and trees."""
 
 import os
 from collections import Counter
@@ -6,10 +6,10 @@ from collections import Counter
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.cache import SummaryCache
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.sources import SourceError
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.store.cache import SummaryCache
+from eaglelint.analysis.syntax.sources import SourceError
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

@@ -18,11 +18,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from eaglelint.analysis.capture_chain import CaptureChainAnalysis, Link
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.owners import OwnerAnalysis
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
+from eaglelint.analysis.capture.links import Link
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
+from eaglelint.analysis.sglang.capture_chain import CaptureChainAnalysis
+from eaglelint.analysis.sglang.owners import OwnerAnalysis
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from fetch_sglang import models_dir
 
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import Resolver
-from eaglelint.analysis.served import served
-from eaglelint.checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import Resolver
+from eaglelint.analysis.sglang.served import served
+from eaglelint.checks.delegation import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 
@@ -145,7 +145,7 @@ def test_0_5_23_draft_architectures_are_the_rewrites_not_the_targets_compared():
     `self.hf_config.architectures = ["Step3p5MTP"]` (1120); the target compared is no draft."""
     from fetch_sglang import release_root
 
-    from eaglelint.analysis.roles import draft_architectures
+    from eaglelint.analysis.sglang.roles import draft_architectures
 
     found = draft_architectures(release_root("0.5.23") / "sglang" / "srt" / "configs" / "model_config.py")
     assert {"MiMoMTP", "Step3p5MTP", "BailingMoeForCausalLMNextN", "Qwen3_5ForCausalLMMTP"} <= found

@@ -54,8 +54,8 @@ def test_0_5_4_the_broken_wrappers_are_byte_identical_across_post1_and_post2():
 @pytest.mark.parametrize("changed", ["deepseek_v2.py", "llama.py", "qwen2.py", "qwen3.py", "qwen2_vl.py", "utils.py"])
 def test_0_5_9_import_line_prefilter_misses_no_dependent(changed):
     """The cheap prefilter (import lines only) finds exactly what resolving every wrapper finds."""
-    from eaglelint.analysis.project import Project
-    from eaglelint.checks.dependents import find_dependents
+    from eaglelint.analysis.python.project import Project
+    from eaglelint.analysis.sglang.dependents import find_dependents
 
     path = models_dir("0.5.9") / changed
     fast = find_dependents([path], {path}, ("language_model",), Project())
@@ -69,8 +69,8 @@ def test_0_5_23_changed_qwen2_reaches_the_wrappers_that_hold_it_as_llm():
     """Discovery by what is held (no attribute given): nvila.py, nvila_lite.py and
     points_v15_chat.py assign `self.llm = Qwen2ForCausalLM(...)` (read by hand) and import
     it from qwen2.py; the prefilter misses none that resolving every class finds."""
-    from eaglelint.analysis.project import Project
-    from eaglelint.checks.dependents import find_dependents
+    from eaglelint.analysis.python.project import Project
+    from eaglelint.analysis.sglang.dependents import find_dependents
 
     path = models_dir("0.5.23") / "qwen2.py"
     fast = {(Path(d.path).name, d.class_name) for d in find_dependents([path], {path}, (), Project())}

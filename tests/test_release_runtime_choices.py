@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from fetch_sglang import models_dir
 
-from eaglelint.analysis.choices import held_classes
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
+from eaglelint.analysis.python.choices import held_classes
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 
@@ -148,7 +148,7 @@ def test_0_5_10_post1_qwen3_vl_moe_judged_with_its_own_decoder_and_0_5_11_clean(
 def test_0_5_23_candidates_read_from_class_text_agree_with_parsed_classes():
     """served.py sketches a registered class it has not parsed from its text; parsing every
     registered class first must give the same candidates and the same providers."""
-    from eaglelint.analysis.served import provides, served, text_models
+    from eaglelint.analysis.sglang.served import provides, served, text_models
 
     path = str(models_dir("0.5.23") / "llava.py")
     lazy, parsed = Resolver(Project()), Resolver(Project())

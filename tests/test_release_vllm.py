@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from fetch_sglang import VLLM_VERSION, vllm_model_dirs, vllm_root
 
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix.plan import plan_fixes, write_fix
 from eaglelint.packs import select_interfaces
@@ -429,7 +429,7 @@ def test_vllm_0_33_fix_adds_the_marker_and_forwards_where_needed(tmp_path):
     assert not by_code(left, "EGL030") and not [f for f in left if f.fixable]
 
 
-# The capture chain on 0.33.0 (analysis/vllm_chain.py), each row read by hand in the source:
+# The capture chain on 0.33.0 (analysis/vllm/vllm_chain.py), each row read by hand in the source:
 CHAIN_BREAKS = {
     # the wrapper inherits SupportsEagle3 from Qwen2_5_VLForConditionalGeneration; its
     # language model, Exaone4ForCausalLM (registry: exaone4), holds Exaone4Model(nn.Module),
@@ -492,11 +492,11 @@ def test_vllm_0_33_capture_chain_breaks(findings):
 
 
 def test_vllm_0_33_chains_followed_to_a_collecting_decoder():
-    from eaglelint.analysis.owners import OwnerAnalysis
-    from eaglelint.analysis.resolve import ClassEntity, Resolver
-    from eaglelint.analysis.vllm_chain import VllmChainAnalysis
-    from eaglelint.analysis.vllm_registry import registry_for, served
-    from eaglelint.checks.marker import marker_in_mro
+    from eaglelint.analysis.python.resolve import ClassEntity, Resolver
+    from eaglelint.analysis.sglang.owners import OwnerAnalysis
+    from eaglelint.analysis.vllm.marker import marker_in_mro
+    from eaglelint.analysis.vllm.vllm_chain import VllmChainAnalysis
+    from eaglelint.analysis.vllm.vllm_registry import registry_for, served
 
     project = Project()
     resolver = Resolver(project)

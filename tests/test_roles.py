@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.cache_codec import decode, encode
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.drafts import is_draft, runs_on_target_hidden
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
-from eaglelint.analysis.roles import is_draft_name
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
+from eaglelint.analysis.sglang.drafts import is_draft, runs_on_target_hidden
+from eaglelint.analysis.sglang.roles import is_draft_name
+from eaglelint.analysis.store.cache_codec import decode, encode
 
 MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
 BEHAVIOUR = MODELS / "draft_by_behaviour.py"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from conftest import FIXTURES
 
-from eaglelint.analysis.cache_codec import decode, encode
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.store.cache_codec import decode, encode
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

@@ -17,12 +17,13 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.prefilter import DEFAULT_WRAPPER_ATTRS, WrapperAssignTest
-from eaglelint.analysis.project import FoundBroken, Project
-from eaglelint.analysis.resolve import ClassEntity, Resolver
-from eaglelint.analysis.served import read_registry, served
-from eaglelint.checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, UNRESOLVED
+from eaglelint.analysis.capture.wrapper_attrs import DEFAULT_WRAPPER_ATTRS
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.prefilter import WrapperAssignTest
+from eaglelint.analysis.python.project import FoundBroken, Project
+from eaglelint.analysis.python.resolve import ClassEntity, Resolver
+from eaglelint.analysis.sglang.served import read_registry, served
+from eaglelint.checks.delegation import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON, UNRESOLVED
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

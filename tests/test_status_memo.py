@@ -1,4 +1,4 @@
-"""The status memo (analysis/project.py `unchanged_since`): a warm run takes the digest of a
+"""The status memo (analysis/python/project.py `unchanged_since`): a warm run takes the digest of a
 file whose status (size, mtime and ctime to the nanosecond, inode) is what it was when a run
 read it, without reading it, as git and ruff trust a file's status; any write is seen.
 """
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from eaglelint.analysis import project as project_module
-from eaglelint.analysis.cache import SummaryCache
-from eaglelint.analysis.cache_codec import EntryError, StatusMemo, decode, encode
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python import project as project_module
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.store.cache import SummaryCache
+from eaglelint.analysis.store.cache_codec import EntryError, StatusMemo, decode, encode
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

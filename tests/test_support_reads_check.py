@@ -6,9 +6,9 @@ analysis read the same classes again and could decide otherwise (and cost a seco
 
 from conftest import FIXTURES
 
-from eaglelint.analysis import resolve
-from eaglelint.analysis.owners import checked_analysis, owner_analysis
-from eaglelint.analysis.project import CHECK_RESOLVER, Project
+from eaglelint.analysis.python import resolve
+from eaglelint.analysis.python.project import CHECK_RESOLVER, Project
+from eaglelint.analysis.sglang.owners import checked_analysis, owner_analysis
 from eaglelint.packs import select_interfaces
 from eaglelint.pipeline import support
 

@@ -90,9 +90,9 @@ def test_a_warm_run_takes_every_files_directives_from_the_cache(tmp_path, monkey
     """The tokenizer pass that finds comments is the dearest part of a warm run: the second
     run over the same bytes must find each file's directives in the cache, and suppress,
     and report unused, exactly as the first run did by tokenizing."""
-    from eaglelint.analysis import directives
-    from eaglelint.analysis.cache import SummaryCache
-    from eaglelint.analysis.project import Project
+    from eaglelint.analysis.python.project import Project
+    from eaglelint.analysis.store.cache import SummaryCache
+    from eaglelint.analysis.syntax import directives
 
     def run():
         project = Project(cache=SummaryCache(tmp_path / "cache"))

@@ -13,7 +13,7 @@ from fetch_sglang import release_root
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eaglelint.analysis.textscan import Anchored
+from eaglelint.analysis.syntax.textscan import Anchored
 
 SETTER = (rb"(?P<setter>add_module|register_module|setattr|__setattr__)[ \t]*\(\s*(?:self\s*,\s*)?"
           rb"(?:[\"'](?P<attr>\w+)[\"']|[\w.]+)\s*,\s*(?P<callee>[\w.]+)\(")
@@ -90,7 +90,7 @@ def test_served_readings_from_their_literals_match_their_patterns_on_a_release()
     """served.py finds a class's methods (`_defs`) and whether a module binds a registered name
     at column 0 (`_bound_at_0`) from where the name or `def` occurs: the same answers as its
     patterns tried on every line."""
-    from eaglelint.analysis.served import _BOUND_AT_0, _DEF, _WORD, _bound_at_0, _defs
+    from eaglelint.analysis.sglang.served import _BOUND_AT_0, _DEF, _WORD, _bound_at_0, _defs
 
     files = sorted((release_root("0.5.23") / "sglang" / "srt" / "models").rglob("*.py"))
     hand = b"\ndef f(x=1): pass\nFoo, Bar = 1, 2\nfrom m import Bar as Baz\n  Qux = 1\nasync def Quux(): pass\n"
@@ -126,7 +126,7 @@ def test_files_naming_finds_the_files_that_hold_each_name_on_a_release():
     as `name in raw` on each, for wrappers' names and for names that are parts of others."""
     from pathlib import Path
 
-    from eaglelint.checks.members import files_naming
+    from eaglelint.checks.delegation import files_naming
 
     files = sorted((release_root("0.5.23") / "sglang" / "srt" / "models").rglob("*.py"))
     raws = {path: path.read_bytes() for path in files}

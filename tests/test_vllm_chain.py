@@ -1,4 +1,4 @@
-"""vLLM's capture chain (analysis/vllm_chain.py) on our fixtures, with Python as the oracle.
+"""vLLM's capture chain (analysis/vllm/vllm_chain.py) on our fixtures, with Python as the oracle.
 
 The fixtures under fixtures/check/vllm_chain are plain Python in vLLM's patterns: the
 protocol's default setter and the decoder mixin run as vLLM 0.33.0 runs them. Each served
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.discover import discover
+from eaglelint.analysis.python.discover import discover
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

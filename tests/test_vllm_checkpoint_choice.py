@@ -12,10 +12,10 @@ from types import SimpleNamespace
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.discover import discover
-from eaglelint.analysis.project import Project
-from eaglelint.analysis.resolve import Resolver
-from eaglelint.analysis.vllm_registry import registry_for, text_models
+from eaglelint.analysis.python.discover import discover
+from eaglelint.analysis.python.project import Project
+from eaglelint.analysis.python.resolve import Resolver
+from eaglelint.analysis.vllm.vllm_registry import registry_for, text_models
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix import plan as fixmod
 from eaglelint.packs import select_interfaces

@@ -12,7 +12,7 @@ import sys
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.project import Project
+from eaglelint.analysis.python.project import Project
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.fix import plan as fixmod
 from eaglelint.packs import select_interfaces

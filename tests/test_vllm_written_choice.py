@@ -5,7 +5,7 @@ the candidates; the findings say which, and why the marker is or is not right.""
 import pytest
 from conftest import FIXTURES
 
-from eaglelint.analysis.discover import discover
+from eaglelint.analysis.python.discover import discover
 from eaglelint.checks.run import CheckOptions, check_files
 from eaglelint.packs import select_interfaces
 

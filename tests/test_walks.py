@@ -7,7 +7,7 @@ import ast
 
 from fetch_sglang import release_root
 
-from eaglelint.analysis.scope import nodes_of, walk_local
+from eaglelint.analysis.syntax.scope import nodes_of, walk_local
 
 
 def test_nodes_of_is_ast_walk_on_every_model_file_of_a_release():

@@ -13,15 +13,15 @@ import sys
 import pytest
 from conftest import FIXTURES, REPO
 
-from eaglelint.analysis.directives import comments_and_spans, may_suppress, noqa_in
+from eaglelint.analysis.syntax.directives import comments_and_spans, may_suppress, noqa_in
 
 MODELS = FIXTURES / "check" / "sglang" / "srt" / "models"
 # what a warm plain report must not import (each is imported by the run that needs it)
 NOT_ON_THE_WARM_PATH = ("rich", "eaglelint.output.sarif", "eaglelint.output.junit", "eaglelint.fix.plan",
-                        "eaglelint.fix.owner", "eaglelint.pipeline.support", "eaglelint.analysis.summary",
-                        "eaglelint.analysis.resolve", "eaglelint.checks.dependents", "eaglelint.checks.registry",
-                        "eaglelint.pipeline.baseline", "eaglelint.fix.edits", "eaglelint.fix.noqa", "difflib",
-                        "xml", "importlib.metadata")
+                        "eaglelint.fix.owner", "eaglelint.pipeline.support", "eaglelint.analysis.python.summary",
+                        "eaglelint.analysis.python.resolve", "eaglelint.analysis.sglang.dependents",
+                        "eaglelint.checks.registry", "eaglelint.pipeline.baseline", "eaglelint.fix.edits",
+                        "eaglelint.fix.noqa", "difflib", "xml", "importlib.metadata")
 RUN_AND_LIST_MODULES = """\
 import json, sys
 from eaglelint.cli import main
@@ -63,7 +63,7 @@ def test_a_warm_plain_check_loads_no_rich_no_other_format_no_fixer_no_analysis(t
     warm, warm_modules = run_listing_modules(tmp_path, *args)
     assert warm.returncode == cold.returncode == 1 and warm.stdout == cold.stdout
     # the cold run analysed
-    assert "eaglelint.analysis.resolve" in cold_modules and "eaglelint.analysis.summary" in cold_modules
+    assert "eaglelint.analysis.python.resolve" in cold_modules and "eaglelint.analysis.python.summary" in cold_modules
     assert loaded(warm_modules) == []
     assert "eaglelint.pipeline.lint" in warm_modules and "click" in warm_modules  # it did run
     # a format asked for is still loaded (the guard above is not vacuous)

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS
-from ..analysis.project import CHECK_RESOLVER, Project
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.capture.wrapper_attrs import DEFAULT_WRAPPER_ATTRS
+from ..analysis.python.project import CHECK_RESOLVER, Project
+from ..analysis.python.resolve import ClassEntity, Resolver
 from ..packs import Interface, InterfaceMethod
 
 T = TypeVar("T")

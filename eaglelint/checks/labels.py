@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ..analysis.resolve import ClassEntity
+from ..analysis.python.resolve import ClassEntity
 
 
 def subclass_labels(cls: ClassEntity, subs: Iterable[ClassEntity]) -> tuple[str, ...]:

@@ -22,9 +22,13 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..analysis.choices import held_classes
-from ..analysis.drafts import is_draft
-from ..analysis.owners import (
+from ..analysis.python.choices import held_classes
+from ..analysis.python.presence import has_member
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity, Resolver
+from ..analysis.sglang.class_index import ClassIndex
+from ..analysis.sglang.drafts import is_draft
+from ..analysis.sglang.owners import (
     ASSIGNS_DECODER,
     CAPTURE_HOOK,
     DECODER_ATTRS,
@@ -34,11 +38,8 @@ from ..analysis.owners import (
     Sibling,
     owner_analysis,
 )
-from ..analysis.presence import has_member
-from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
-from ..analysis.roles import is_draft_name
-from ..analysis.served import served
+from ..analysis.sglang.roles import is_draft_name
+from ..analysis.sglang.served import served
 from ..findings import Finding
 from ..fix.intent import OwnerMember
 from ..fix.owner import ClassPlan, NotFixable, plan_class, plan_owner_file, writes_capture
@@ -49,7 +50,6 @@ from .labels import inherited_by, subclass_labels
 CODE = "EGL040"  # fixable: eaglelint writes the members as the sibling does
 NO_FIX_CODE = "EGL041"  # same gap, no automatic fix (the finding says why)
 
-_HEADER = re.compile(rb"^class[ \t]+(\w+)[ \t]*(?:\(([^)]*)\))?", re.M)
 _WORD = re.compile(rb"\w+")
 # possessive `++`/`*+`: what follows each never matches what it would give back, so the matches
 # are those of the plain pattern, found without retrying every shorter split
@@ -59,57 +59,6 @@ _RETURNS_OWN = re.compile(rb"return\s++self\.(\w++)\(")
 _HEAD = re.compile(rb"self\.lm_head\s*(?::|=(?!=))")
 _DECODER = re.compile(rb"self\.(?:" + b"|".join(a.encode() for a in DECODER_ATTRS) + rb")\s*=(?!=)\s*([\w.]+)")
 _DEFS = tuple(b"def " + m.encode() for m in OWNER_MEMBERS)
-
-
-def _headers(raw: bytes) -> list[re.Match[bytes]]:
-    """Top-level `class` lines, found with bytes.find (a multi-line regular expression
-    anchored at every line costs more than the rest of the rule's bytes tests)."""
-    starts = [0] if raw.startswith(b"class") else []
-    at = raw.find(b"\nclass")
-    while at >= 0:
-        starts.append(at + 1)
-        at = raw.find(b"\nclass", at + 1)
-    return [m for m in (_HEADER.match(raw, s) for s in starts) if m]
-
-
-class ClassIndex:
-    """Top-level class headers of the given files (name, bases, where the body lies), found
-    in one pass: what the bytes tests and the registry look up."""
-
-    def __init__(self, raws: dict[Path, bytes]):
-        self.raws = raws
-        self.by_path: dict[Path, list[tuple[bytes, int, int]]] = {}
-        self.bodies: dict[bytes, list[tuple[Path, int, int]]] = {}
-        self.subclasses: dict[bytes, list[tuple[bytes, Path]]] = {}
-        self._registered: frozenset[bytes] | None = None
-        for path, raw in raws.items():
-            found = _headers(raw)
-            ends = [f.start() for f in found[1:]] + [len(raw)] if found else []
-            for m, end in zip(found, ends, strict=True):
-                self.by_path.setdefault(path, []).append((m.group(1), m.start(), end))
-                self.bodies.setdefault(m.group(1), []).append((path, m.start(), end))
-                for base in set(_WORD.findall(m.group(2) or b"")):
-                    self.subclasses.setdefault(base, []).append((m.group(1), path))
-
-    def registered_anywhere(self) -> frozenset[bytes]:
-        """The words after `EntryClass` in any of the files (found once): a class defined in one
-        file (a subpackage's module) may be registered by another (`EntryClass += [Cls]`)."""
-        if self._registered is None:
-            words: set[bytes] = set()
-            for raw in self.raws.values():
-                at = raw.find(b"EntryClass")
-                if at >= 0:
-                    words.update(_WORD.findall(raw, at))
-            self._registered = frozenset(words)
-        return self._registered
-
-    def body(self, name: bytes, path: Path | None = None) -> bytes | None:
-        """The body of class `name` in `path`, or in the one file that defines it."""
-        places = [p for p in self.bodies.get(name, []) if path is None or p[0] == path]
-        if len(places) != 1:
-            return None
-        where, start, end = places[0]
-        return self.raws[where][start:end]
 
 
 def may_hold_owner(path: Path, index: ClassIndex) -> bool:

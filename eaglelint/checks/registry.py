@@ -28,12 +28,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from ..analysis.project import FoundBroken, Project, internal_error
-from ..analysis.resolve import ClassEntity, Resolver
+from ..analysis.python.project import FoundBroken, Project, internal_error
+from ..analysis.python.resolve import ClassEntity, Resolver
 from ..findings import Finding, file_error
 from ..fix.edits import EditableFile, NotFixable, Planner
 from ..packs import load_codes
-from . import aux, chain, marker_scan, members, owner
+from . import aux_path, capture_chain, delegation, owner, vllm_marker
 from .context import Context
 
 
@@ -63,7 +63,7 @@ class RuleFamily(Protocol):
     def check(self, context: Context, cls: ClassEntity, /) -> list[Finding]: ...
 
 
-FAMILIES: tuple[RuleFamily, ...] = (members, aux, marker_scan, owner, chain)
+FAMILIES: tuple[RuleFamily, ...] = (delegation, aux_path, vllm_marker, owner, capture_chain)
 
 
 def subject_files(context: Context) -> dict[Path, re.Pattern[str] | None]:

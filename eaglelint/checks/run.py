@@ -17,15 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.prefilter import DEFAULT_WRAPPER_ATTRS, SETTER_CALL, WrapperAssignTest, is_dynamic_attr
-from ..analysis.project import Project
-from ..analysis.sources import SourceError
+from ..analysis.capture.wrapper_attrs import DEFAULT_WRAPPER_ATTRS
+from ..analysis.python.prefilter import SETTER_CALL, WrapperAssignTest, is_dynamic_attr
+from ..analysis.python.project import Project
+from ..analysis.syntax.sources import SourceError
 from ..findings import INTERNAL_ERROR, CheckResult, Finding, file_error
 from ..fix.styles import DEFAULT_STYLE
 from ..packs import Interface, pack_members, sglang_members
 
 if TYPE_CHECKING:
-    from ..analysis.resolve import ClassEntity
+    from ..analysis.python.resolve import ClassEntity
 
 @dataclass(frozen=True)
 class CheckOptions:
@@ -60,9 +61,9 @@ def check_files(files: Iterable[Path], options: CheckOptions, project: Project |
     if unread:  # keyed by the bytes read, which a status may have vouched for wrongly
         run_key = _run_key(project, options, list(raws))
     # a cache hit needs none of the analysis or the checks: imported here, on a miss
-    from ..analysis.resolve import ClassEntity
+    from ..analysis.python.resolve import ClassEntity
+    from ..analysis.sglang.held import HeldIndex, held_wrapper, tree_raws
     from .context import Context
-    from .held import HeldIndex, held_wrapper, tree_raws
     from .registry import plan_fixes, run_checks, subject_files
 
     methods = sglang_members(options.interfaces)
@@ -132,7 +133,7 @@ def may_hold(attrs: tuple[str, ...], builders: set[str]) -> re.Pattern[str]:
     name of a builder some base assigns one from (`self.llm = self.init_llm(...)`: a subclass
     chooses by overriding `init_llm`, or a class attribute `llm_cls`). A class without it,
     and without such a base in its file, is no wrapper: a lazily parsed module leaves it
-    unparsed (checks/held.py `held_wrapper` decides the others)."""
+    unparsed (analysis/sglang/held.py `held_wrapper` decides the others)."""
     names = "|".join(map(re.escape, (a for a in attrs if not is_dynamic_attr(a))))
     # also set by a call or given by a getter (prefilter.py WrapperAssignTest); a setter call
     # whose name is not a literal, where one holds a language model

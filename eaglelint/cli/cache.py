@@ -22,7 +22,7 @@ from pathlib import Path
 
 import click
 
-from ..analysis.cache import clean, default_cache_dir, remove_if_only_tagged, version_folders
+from ..analysis.store.cache import clean, default_cache_dir, remove_if_only_tagged, version_folders
 from ..fix.write_targets import FETCHED_MARKER
 
 # scripts/runtime: runtime_venv.py `venv_dir` (its lock file goes with it), gpu_carry.py `build_archive`

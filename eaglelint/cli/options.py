@@ -14,9 +14,9 @@ from pathlib import Path
 
 import click
 
-from ..analysis.cache import DEFAULT_MAX_SIZE, SummaryCache, default_cache_dir
-from ..analysis.discover import checkout_models_dir, git_work_tree, installed_models_dir
-from ..analysis.project import Project
+from ..analysis.python.discover import checkout_models_dir, git_work_tree, installed_models_dir
+from ..analysis.python.project import Project
+from ..analysis.store.cache import DEFAULT_MAX_SIZE, SummaryCache, default_cache_dir
 from ..config import (
     ConfigError,
     check_attributes,

@@ -5,7 +5,7 @@ it ships; a name the engine starts using that no pack covers (and that
 rules/engine.toml does not list as known) fails the build the day it appears, and a
 pack entry the engine stopped using says the pack is stale.
 
-`release_version` reads `sglang/_version.py` itself (not through analysis/project.py):
+`release_version` reads `sglang/_version.py` itself (not through analysis/python/project.py):
 engine metadata, as drift/scan.py reads the engine's files, never a checked model file.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from ..analysis.sources import SourceError, parse_source, read_source
+from ..analysis.syntax.sources import SourceError, parse_source, read_source
 from ..packs import Interface, InterfaceMethod
 from .scan import EngineName, EngineScan, ScanRules
 

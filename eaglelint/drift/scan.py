@@ -14,7 +14,7 @@ in the engine's core folders, and local names bound to any of those. A use is
 itself or sits under a positive `hasattr` test for the same name.
 
 It reads SGLang's engine files (`sglang/srt/managers`, `model_executor`, ...) itself,
-through `sources.read_source`, not through analysis/project.py: they are the engine's
+through `sources.read_source`, not through analysis/python/project.py: they are the engine's
 code, scanned once for call sites, never files of the checked tree that a rule
 summarises or a fix writes.
 """
@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..analysis.sources import SourceError, parse_source, read_source
+from ..analysis.syntax.sources import SourceError, parse_source, read_source
 from ..packs import RulesError, load_toml, rules_dir
 
 

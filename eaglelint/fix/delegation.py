@@ -23,7 +23,7 @@ from .edits import NotFixable
 from .styles import DEFAULT_STYLE, STYLES
 
 if TYPE_CHECKING:  # annotations only
-    from ..analysis.summary import FunctionInfo, Param
+    from ..analysis.python.summary import FunctionInfo, Param
 
 MAX_LINE = 88  # ruff's and black's default: every line a fix writes, delegation or import, fits it
 # decorators of a wrapped member that a delegating instance method cannot stand in for

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.cache import SummaryCache
-from ..analysis.class_body import class_node
-from ..analysis.sources import SourceError, parse_source, read_source, split_lines
+from ..analysis.store.cache import SummaryCache
+from ..analysis.syntax.class_body import class_node
+from ..analysis.syntax.sources import SourceError, parse_source, read_source, split_lines
 from ..findings import Edit, Finding
 
 if TYPE_CHECKING:  # the edit model is data; a project is only handed in
-    from ..analysis.project import Project
+    from ..analysis.python.project import Project
 
 BOM = b"\xef\xbb\xbf"
 

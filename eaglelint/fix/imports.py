@@ -26,10 +26,10 @@ import os
 import sys
 from pathlib import Path
 
-from ..analysis.project import Project
-from ..analysis.refs import Ref
-from ..analysis.sources import end_line
-from ..analysis.summary import ModuleSummary
+from ..analysis.python.project import Project
+from ..analysis.python.summary import ModuleSummary
+from ..analysis.syntax.refs import Ref
+from ..analysis.syntax.sources import end_line
 from ..findings import Edit, ImportNeed
 from .delegation import MAX_LINE
 

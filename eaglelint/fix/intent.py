@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from ..analysis.capture_chain import CAPTURE_HOOK
+from ..analysis.sglang.capture_chain import CAPTURE_HOOK
 from ..findings import FixIntent
 
 if TYPE_CHECKING:
-    from ..analysis.entities import ClassEntity
-    from ..analysis.summary import FunctionInfo
+    from ..analysis.python.entities import ClassEntity
+    from ..analysis.python.summary import FunctionInfo
     from .owner import ClassPlan
 
 

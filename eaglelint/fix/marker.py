@@ -1,5 +1,5 @@
 """The fix for EGL030: list vLLM's marker protocol in the wrapper's bases, import it, and
-forward the protocol members the marker alone would get wrong (checks/marker.py: delegations).
+forward the protocol members the marker alone would get wrong (analysis/vllm/marker.py: delegations).
 
 Why this shape: vLLM model classes list their protocols last in the bases
 (`class X(nn.Module, SupportsMultiModal, SupportsPP, SupportsEagle3)`) and import them
@@ -23,9 +23,9 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from ..analysis.class_body import class_node
-from ..analysis.project import Project
-from ..analysis.summary import free_names_of_text
+from ..analysis.python.project import Project
+from ..analysis.python.summary import free_names_of_text
+from ..analysis.syntax.class_body import class_node
 from ..findings import Finding, Fix, ImportNeed
 from .delegation import MAX_LINE, Delegation, render
 from .edits import Edit, EditableFile, NotFixable, indentation, insert_index

@@ -4,7 +4,7 @@ imports its copied signature needs, for one file.
 Why apart from the renderer (delegation.py): the renderer writes one method from a
 signature and is loaded by every run (config reads its styles); this reads the file,
 places the methods and says which imports each needs, once per file when the file is
-checked. The members check names it as its fix (checks/members.py `FIX`).
+checked. The members check names it as its fix (checks/delegation.py `FIX`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from ..analysis.class_body import bound_in_class, class_node
-from ..analysis.project import Project
-from ..analysis.summary import FunctionInfo, Param, free_names
+from ..analysis.python.project import Project
+from ..analysis.python.summary import FunctionInfo, Param, free_names
+from ..analysis.syntax.class_body import bound_in_class, class_node
 from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_interfaces
 from .delegation import Delegation, render

@@ -16,7 +16,7 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from ..analysis.directives import comments_and_spans, noqa_in
+from ..analysis.syntax.directives import comments_and_spans, noqa_in
 from ..findings import Finding, display_path
 from .edits import EditableFile, FileFix, FixError, NotFixable
 

@@ -19,9 +19,12 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..analysis.capture_chain import DecoderCapture, plus
-from ..analysis.normal_path import NormalPath
-from ..analysis.owners import (
+from ..analysis.python.normal_path import NormalPath
+from ..analysis.python.presence import has_member
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity, Resolver
+from ..analysis.sglang.capture_chain import DecoderCapture, plus
+from ..analysis.sglang.owners import (
     CAPTURE_HOOK,
     LOGITS,
     Owner,
@@ -30,10 +33,7 @@ from ..analysis.owners import (
     mentions_aux,
     self_attrs,
 )
-from ..analysis.presence import has_member
-from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity, Resolver
-from ..analysis.sources import SourceError
+from ..analysis.syntax.sources import SourceError
 from ..findings import Finding, Fix, ImportNeed
 from ..packs import load_normal_truths
 from .edits import Edit, EditableFile, NotFixable, after_body

@@ -22,7 +22,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from ..analysis.project import Project
+from ..analysis.python.project import Project
 from ..findings import Edit, Finding, ImportNeed
 from .edits import CHANGED, EditableFile, FileFix, FixError, FixPlan, NotFixable
 from .imports import ImportWriter

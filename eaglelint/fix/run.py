@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.project import Project
+from ..analysis.python.project import Project
 from ..findings import Finding, display_path
 from ..pipeline.lint import LintResult
 from .write_targets import fetched_refusal, fetched_tree

@@ -97,7 +97,7 @@ def fingerprint(f: Finding, root: Path) -> str:
 
 
 def _text_lines(fix: FileFix) -> list[str]:
-    from ..analysis.sources import split_lines
+    from ..analysis.syntax.sources import split_lines
 
     text = fix.old.decode(fix.encoding)
     return split_lines(text[1:] if text.startswith("\ufeff") else text)

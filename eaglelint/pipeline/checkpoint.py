@@ -2,7 +2,7 @@
 
 Why a verdict per checkpoint beside the matrix: the matrix judges a class, and a class such as
 InternVL or Llava serves a different language model per checkpoint. The served class and the
-model it holds are resolved from the config as SGLang resolves them (analysis/checkpoint.py);
+model it holds are resolved from the config as SGLang resolves them (analysis/sglang/checkpoint.py);
 each is then judged by the matrix's own row logic (support.py `Judge`), so the verdict rests on
 the same findings `check` reports and `fix` acts on.
 """
@@ -13,13 +13,13 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..analysis.checkpoint import ARCHITECTURES, Pick, branch_pick, registry_pick, served_class, table_pick
-from ..analysis.discover import discover
-from ..analysis.owners import checked_analysis
-from ..analysis.presence import has_member
-from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity
-from ..analysis.served import REGISTRY_FILE, served
+from ..analysis.python.discover import discover
+from ..analysis.python.presence import has_member
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity
+from ..analysis.sglang.checkpoint import ARCHITECTURES, Pick, branch_pick, registry_pick, served_class, table_pick
+from ..analysis.sglang.owners import checked_analysis
+from ..analysis.sglang.served import REGISTRY_FILE, served
 from ..checks.run import CheckOptions, check_files
 from ..findings import Finding
 from ..packs import Interface

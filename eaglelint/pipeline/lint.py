@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..analysis.discover import discover
-from ..analysis.project import Project
+from ..analysis.python.discover import discover
+from ..analysis.python.project import Project
 from ..checks.run import CheckOptions, check_files
 from ..config import ConfigError, Settings, find_config, load_settings
 from ..findings import Finding, file_error
@@ -144,7 +144,9 @@ def _in_baseline(finding: Finding, baseline: Path) -> bool:
 
 
 def _dependent_findings(settings, explicit, files, options, project, result) -> list[Finding]:
-    from ..checks.dependents import find_dependents  # builds on the analysis, which a warm whole-tree run skips
+    from ..analysis.sglang.dependents import (
+        find_dependents,  # builds on the analysis, which a warm whole-tree run skips
+    )
 
     found = [d for d in project.retrying(lambda: find_dependents(
                  explicit, set(files), settings.wrapper_attributes, project, members=pack_members(options.interfaces),

@@ -15,25 +15,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ..analysis.capture_chain import CAPTURE_HOOK, HEAD, LAYER_CONTAINER, LOGITS, CaptureChainAnalysis
-from ..analysis.checkpoint import registry_candidates
-from ..analysis.choices import held_classes
-from ..analysis.discover import discover
-from ..analysis.drafts import is_draft
-from ..analysis.forwarding import forwarded
-from ..analysis.owners import OwnerAnalysis, checked_analysis
-from ..analysis.prefilter import DEFAULT_HELD_ATTR
-from ..analysis.presence import has_member, presence
-from ..analysis.project import Project
-from ..analysis.resolve import ClassEntity
-from ..analysis.served import module_entries
-from ..analysis.summary import ModuleSummary
-from ..analysis.wrappers import wrapped_candidates
-from ..checks.aux import CAPTURES
-from ..checks.chain import CODE_BY_LINK
-from ..checks.chain import CODES as CHAIN_CODES
+from ..analysis.capture.wrapper_attrs import DEFAULT_HELD_ATTR
+from ..analysis.python.choices import held_classes
+from ..analysis.python.discover import discover
+from ..analysis.python.presence import has_member, presence
+from ..analysis.python.project import Project
+from ..analysis.python.resolve import ClassEntity
+from ..analysis.python.summary import ModuleSummary
+from ..analysis.sglang.capture_chain import CAPTURE_HOOK, HEAD, LAYER_CONTAINER, LOGITS, CaptureChainAnalysis
+from ..analysis.sglang.checkpoint import registry_candidates
+from ..analysis.sglang.drafts import is_draft
+from ..analysis.sglang.owners import OwnerAnalysis, checked_analysis
+from ..analysis.sglang.served import module_entries
+from ..analysis.sglang.wrappers import wrapped_candidates
+from ..analysis.syntax.forwarding import forwarded
+from ..checks.aux_path import CAPTURES
+from ..checks.capture_chain import CODE_BY_LINK
+from ..checks.capture_chain import CODES as CHAIN_CODES
+from ..checks.delegation import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from ..checks.labels import inherited_by
-from ..checks.members import OPTIONAL_CODE, SEVERITY_BY_CALLED_ON
 from ..checks.owner import CODE as OWNER_CODE
 from ..checks.owner import NO_FIX_CODE as OWNER_NO_FIX_CODE
 from ..checks.owner import chooses_decoder

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.directives import FILE_DIRECTIVE, NOQA, DirectiveScan, scan_directives
-from ..analysis.sources import SourceError, read_source
+from ..analysis.syntax.directives import FILE_DIRECTIVE, NOQA, DirectiveScan, scan_directives
+from ..analysis.syntax.sources import SourceError, read_source
 from ..findings import Finding
 from ..packs import load_codes
 
 if TYPE_CHECKING:
-    from ..analysis.project import Project
+    from ..analysis.python.project import Project
 
 UNUSED_SUPPRESSION = "EGL900"  # a suppression that silenced nothing (--report-unused-suppressions)
 OWN = re.compile(r"EGL\d+\Z")

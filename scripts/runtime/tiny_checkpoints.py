@@ -114,6 +114,22 @@ FAMILY_CONFIG = {
         "vision_start_token_id": 250, "vision_end_token_id": 251, "image_token_id": 252, "video_token_id": 253,
         "vision_config": {"depth": 1, "embed_dim": 32, "mlp_ratio": 2, "num_heads": 2, "in_chans": 3,
                           "hidden_size": 64, "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2}},
+    # Nanbeige (loop model): a Llama-shaped stack run twice per token (num_loops 2), the residual folded in and the
+    # final norm applied between the loops (skip_loop_final_norm false, the config's default)
+    "NanbeigeForCausalLM": {"model_type": "nanbeige", "num_loops": 2, "skip_loop_final_norm": False},
+    # LFM2: short-convolution and attention layers (conv, attention, conv, attention; LFM2-350M begins conv, conv,
+    # attention), q/k norms, a SwiGLU MLP (w1, w3, w2) whose width is taken as given, the final norm named
+    # embedding_norm
+    "Lfm2ForCausalLM": {"model_type": "lfm2", "norm_eps": 1e-5, "conv_bias": False, "conv_L_cache": 3,
+                        "block_auto_adjust_ff_dim": False, "block_multiple_of": 16},
+    # Nemotron-H: one block per layer, by hybrid_override_pattern (M Mamba-2, - MLP, * attention): a Mamba-2 layer,
+    # an MLP, attention, an MLP; ReLU squared MLPs, 4 Mamba heads of 16 in one group (published twice, as mamba_n_groups
+    # and n_groups, which SGLang's cache sizing reads), state 16, convolution 4
+    "NemotronHForCausalLM": {"model_type": "nemotron_h", "hybrid_override_pattern": "M-*-", "mlp_hidden_act": "relu2",
+                             "layer_norm_epsilon": 1e-5, "mamba_num_heads": 4, "mamba_head_dim": 16,
+                             "mamba_n_groups": 1, "n_groups": 1, "ssm_state_size": 16, "mamba_d_conv": 4,
+                             "mamba_expand": 1, "mamba_conv_bias": True, "use_bias": False, "mlp_bias": False,
+                             "attention_bias": False},
 }
 
 
@@ -131,12 +147,16 @@ def family_config(family: str, layers: int = 4) -> dict:
     if family == "BeamForCausalLM":
         config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
                    "mlp_layer_types": ["dense"] * layers}
+    if family == "Lfm2ForCausalLM":
+        config |= {"layer_types": ["conv", "full_attention"] * (layers // 2) + ["conv"] * (layers % 2)}
     return config
 
 
 def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
     """Every tensor of a family's checkpoint, by its published name."""
     family = config["architectures"][0]
+    if family in OWN_LAYOUT:
+        return OWN_LAYOUT[family](config)
     h, hd = config["hidden_size"], config["head_dim"]
     q, kv = config["num_attention_heads"] * hd, config["num_key_value_heads"] * hd
     out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (config["vocab_size"], h),
@@ -225,8 +245,58 @@ LAYER_SHAPES = {
     "Glm4ForCausalLM": _glm4_layer, "ArceeForCausalLM": _arcee_layer, "Qwen2MoeForCausalLM": _qwen2_moe_layer,
     "BeamForCausalLM": _beam_layer, "MiMoForCausalLM": _dense_layer, "LagunaForCausalLM": _laguna_layer,
     "MuseGlimmerForCausalLM": _muse_glimmer_layer, "GraniteMoeHybridForCausalLM": _granite_layer,
-    "Qwen2VLForConditionalGeneration": _dense_layer,
+    "Qwen2VLForConditionalGeneration": _dense_layer, "NanbeigeForCausalLM": _dense_layer,
 }
+
+
+def lfm2_shapes(c: dict) -> dict[str, tuple[int, ...]]:
+    """LFM2's own names: operator_norm and ffn_norm around each block, out_proj and q/k layernorms in attention,
+    the convolution's in_proj (B, C, x), depthwise kernel and out_proj, feed_forward.w1/w3/w2."""
+    h, hd, inner = c["hidden_size"], c["head_dim"], c["intermediate_size"]
+    q, kv = c["num_attention_heads"] * hd, c["num_key_value_heads"] * hd
+    out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (c["vocab_size"], h),
+                                       "model.embedding_norm.weight": (h,), "lm_head.weight": (c["vocab_size"], h)}
+    for i, kind in enumerate(c["layer_types"]):
+        p = f"model.layers.{i}."
+        out |= {p + "operator_norm.weight": (h,), p + "ffn_norm.weight": (h,),
+                p + "feed_forward.w1.weight": (inner, h), p + "feed_forward.w3.weight": (inner, h),
+                p + "feed_forward.w2.weight": (h, inner)}
+        if kind == "full_attention":
+            out |= {p + "self_attn.q_proj.weight": (q, h), p + "self_attn.k_proj.weight": (kv, h),
+                    p + "self_attn.v_proj.weight": (kv, h), p + "self_attn.out_proj.weight": (h, q),
+                    p + "self_attn.q_layernorm.weight": (hd,), p + "self_attn.k_layernorm.weight": (hd,)}
+        else:
+            out |= {p + "conv.in_proj.weight": (3 * h, h), p + "conv.out_proj.weight": (h, h),
+                    p + "conv.conv.weight": (h, 1, c["conv_L_cache"])}
+    return out
+
+
+def nemotron_h_shapes(c: dict) -> dict[str, tuple[int, ...]]:
+    """Nemotron-H's names under `backbone.`: one norm and one mixer per layer, the block the pattern names."""
+    h, hd, inner = c["hidden_size"], c["head_dim"], c["intermediate_size"]
+    q, kv = c["num_attention_heads"] * hd, c["num_key_value_heads"] * hd
+    heads, mamba = c["mamba_num_heads"], c["mamba_num_heads"] * c["mamba_head_dim"]
+    conv = mamba + 2 * c["mamba_n_groups"] * c["ssm_state_size"]  # x, B and C go through the convolution
+    out: dict[str, tuple[int, ...]] = {"backbone.embeddings.weight": (c["vocab_size"], h),
+                                       "backbone.norm_f.weight": (h,), "lm_head.weight": (c["vocab_size"], h)}
+    for i, kind in enumerate(c["hybrid_override_pattern"]):
+        p = f"backbone.layers.{i}."
+        out[p + "norm.weight"] = (h,)
+        if kind == "M":  # in_proj: z, x, B, C and dt
+            out |= {p + "mixer.in_proj.weight": (mamba + conv + heads, h),
+                    p + "mixer.conv1d.weight": (conv, 1, c["mamba_d_conv"]), p + "mixer.conv1d.bias": (conv,),
+                    p + "mixer.A_log": (heads,), p + "mixer.D": (heads,), p + "mixer.dt_bias": (heads,),
+                    p + "mixer.norm.weight": (mamba,), p + "mixer.out_proj.weight": (h, mamba)}
+        elif kind == "*":
+            out |= {p + "mixer.q_proj.weight": (q, h), p + "mixer.k_proj.weight": (kv, h),
+                    p + "mixer.v_proj.weight": (kv, h), p + "mixer.o_proj.weight": (h, q)}
+        else:
+            out |= {p + "mixer.up_proj.weight": (inner, h), p + "mixer.down_proj.weight": (h, inner)}
+    return out
+
+
+# Families whose checkpoints name their blocks in their own way: every tensor, by its published name
+OWN_LAYOUT = {"Lfm2ForCausalLM": lfm2_shapes, "NemotronHForCausalLM": nemotron_h_shapes}
 
 
 def qwen2_vision_shapes(v: dict) -> dict[str, tuple[int, ...]]:

@@ -16,7 +16,21 @@ Why each one, and why it cannot hide a broken model class:
   arguments from the 'CPU' backend").
 - torch.cuda.synchronize: SGLang's `set_embed_and_head` calls it after swapping
   weights; without CUDA there is nothing to wait for.
-No SGLang model, layer or config code is replaced.
+- `torch.ops.sgl_kernel.fused_sigmoid_gating_delta_rule_update_cpu` and
+  `fused_gdn_gating_cpu`: operators of sgl_kernel's CPU build that SGLang's
+  linear-attention backend (`layers/attention/linear/kernels/gdn_triton.py:32`,
+  `gdn_backend.py:188`) reads at import on CPU; the hybrid attention backend of
+  every mamba-like model imports it. Defined with a placeholder schema and no
+  kernel: the backend builds, and calling either still fails.
+- stand_in_mixer: the forward of a named sequence-mixer class (a short
+  convolution, a Mamba-2 or linear-attention mixer) whose kernels are Triton or
+  sgl_kernel's CPU build, neither of which runs here. Only that submodule's
+  forward is replaced, and only where a test names the class (test_runtime_capture_families.py);
+  the decoder's loop, its layers, their norms, residual additions and capture
+  stay SGLang's own. It returns a deterministic function of its input, of the
+  input's shape, so the residual stream still changes at every layer, and a
+  capture taken one layer off reads a different tensor.
+No other SGLang model, layer or config code is replaced.
 """
 
 from __future__ import annotations
@@ -79,6 +93,22 @@ class _PlaceholderFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 _LIBRARIES: list = []  # torch.library.Library objects must stay alive for their ops to exist
 
 
+STOOD_IN_CALLS: dict[str, int] = {}  # per class replaced by stand_in_mixer, how often its forward ran
+
+
+def stand_in_mixer(cls: type, method: str = "forward") -> None:
+    """Replace `cls.<method>` (a mixer's forward, or a layer's call of its mixer, called with the normed stream
+    first) by `tanh(x) / 2`, of x's shape."""
+    name = f"{cls.__module__}.{cls.__qualname__}.{method}"
+    STOOD_IN_CALLS[name] = 0
+
+    def forward(self, hidden_states: torch.Tensor, *args, **kwargs) -> torch.Tensor:
+        STOOD_IN_CALLS[name] += 1
+        return torch.tanh(hidden_states) / 2
+
+    setattr(cls, method, forward)
+
+
 def install() -> None:
     if not _LIBRARIES:
         lib = torch.library.Library("torchvision", "DEF")
@@ -87,6 +117,8 @@ def install() -> None:
         _LIBRARIES.append(lib)
         kernels = torch.library.Library("sgl_kernel", "FRAGMENT")
         kernels.define("fused_sigmoid_mul_cpu(Tensor(a!) x, Tensor gate) -> ()")
+        kernels.define("fused_sigmoid_gating_delta_rule_update_cpu(Tensor x) -> Tensor")
+        kernels.define("fused_gdn_gating_cpu(Tensor x) -> Tensor")
         _LIBRARIES.append(kernels)
     if not any(isinstance(f, _PlaceholderFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _PlaceholderFinder("sgl_kernel"))

@@ -46,6 +46,11 @@ class Family:
     outputs_none: tuple[int, ...]  # the same for set_eagle3_layers_to_capture(None)
     members: str  # who writes them: FIXER
     forward_edited: bool = False  # the released forward never hands aux on; the fixer edits it too
+    loops: int = 1  # times the decoder runs its stack per token (Nanbeige's num_loops); ids count layer steps
+    # mixers whose kernels cannot run on CPU, "Class" (its forward) or "Layer.method" (the layer's call of its mixer),
+    # replaced by standins.stand_in_mixer: the decoder, its layers' norms, residuals and capture stay SGLang's
+    stand_ins: tuple[str, ...] = ()
+    disable_radix_cache: bool = False  # SGLang's Mamba radix cache asserts snapshot support, absent on CPU
 
     @property
     def path(self) -> str:
@@ -72,6 +77,15 @@ FAMILIES = {
     # steps never call it
     "Qwen2VLForConditionalGeneration": Family("qwen2_vl", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1),
                                               FIXER, forward_edited=True),
+    # a loop model: the 4 layers run twice per token, steps 0..7, and the decoder captures the stream entering step
+    # k + 1. Id 5 is layer 1 in the second loop; None counts the steps (8): [1, 3, 4], step 3's output being the
+    # stream the second loop's first layer receives (folded and normed between the loops)
+    "NanbeigeForCausalLM": Family("nanbeige", (SET_LAYERS,), (0, 5), (0, 5), (1, 3, 4), FIXER, loops=2),
+    # Mamba-2, MLP, attention, MLP, one block a layer; the Mamba layer's call of its mixer is stood in. Captures the
+    # stream entering layer k + 1 (its boundary's capture_output), and after the last layer at the end
+    "NemotronHForCausalLM": Family("nemotron_h", (SET_LAYERS,), (0, 3), (0, 3), (0, 1), FIXER,
+                                   stand_ins=("NemotronHMambaDecoderLayer._forward_mamba",),
+                                   disable_radix_cache=True),
 }
 # Families whose decoders capture as one of the above does (the layer boundary takes the capture on entering
 # the layer), run only where EAGLELINT_RUNTIME_ALL_FAMILIES=1: each costs about 28 s of the test command
@@ -81,6 +95,10 @@ MORE_FAMILIES = {
     # attention layers only (Granite 4.0 Micro's shape): a Mamba layer cannot run on CPU (docs/runtime.md)
     "GraniteMoeHybridForCausalLM": Family("granitemoehybrid", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1),
                                           FIXER),
+    # short convolution, attention, convolution, attention; the convolutions stood in. The fixed member hands the
+    # decoder's own setter id + 1: the layer appends its input, and the decoder the last layer's output at the end
+    "Lfm2ForCausalLM": Family("lfm2", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1), FIXER,
+                              stand_ins=("Lfm2ShortConv",)),
 }
 if os.environ.get("EAGLELINT_RUNTIME_ALL_FAMILIES") == "1":
     FAMILIES.update(MORE_FAMILIES)
@@ -125,10 +143,12 @@ def probe(release: dict, cls: str, mode: str) -> dict:
         ids = "none" if mode == "none" else ",".join(map(str, family.ids))
         out = root / f"report-{mode}.json"
         started = time.monotonic()
+        extra = [arg for name in family.stand_ins for arg in ("--stand-in-mixer", name)]
+        extra += ["--disable-radix-cache"] if family.disable_radix_cache else []
         report = run_child(release["python"], PROBE,
                            ["--module", family.module, "--cls", cls, "--target", str(root / "target"),
                             "--layer-ids", ids, "--unfixed", str(release["released"] / family.path),
-                            "--out", str(out)], out, release["tree"])
+                            "--out", str(out), *extra], out, release["tree"])
         report["probe_wall_s"] = round(time.monotonic() - started, 1)
         print(f"{cls} ({mode}): probe {report['probe_wall_s']} s")
         _REPORTS[key] = report
@@ -198,14 +218,26 @@ def test_aux_states_handed_to_the_logits_processor_are_the_outputs_of_the_engine
     family = FAMILIES[cls]
     forward = started(probe(release, cls, mode), cls)["forward"]
     expected = [[k] for k in (family.outputs if mode == "ids" else family.outputs_none)]
-    assert forward["num_layers"] == LAYERS and len(forward["steps"]) == 3
+    assert forward["num_layers"] == LAYERS and forward["layer_steps"] == LAYERS * family.loops
+    assert len(forward["steps"]) == 3
     for step in forward["steps"]:
         assert step["mode"] == "DECODE" and step["capture_hidden_mode"] == "FULL"
-        assert step["layer_outputs_read"] == list(range(LAYERS))  # every layer's output was seen
+        assert step["layer_outputs_read"] == list(range(LAYERS * family.loops))  # every layer step's output was seen
         # each aux state equals exactly one layer's output, the engine's layer, in layer order
         assert step["aux_equals_output_of"] == expected, step["aux_max_diff_to_output_of"]
         assert step["aux_shapes"] == [[1, 64]] * len(expected)
         assert step["logits_shape"] == [1, 256] and step["logits_finite"] is True
+
+
+@pytest.mark.parametrize("mode", ["ids", "none"])
+@pytest.mark.parametrize("cls", FAMILIES)
+def test_only_the_named_mixers_are_stood_in_and_they_ran(cls, mode, release):
+    family = FAMILIES[cls]
+    calls = started(probe(release, cls, mode), cls)["stood_in_calls"]
+    module = f"sglang.srt.models.{family.module}"
+    assert sorted(calls) == sorted(f"{module}.{name}" + ("" if "." in name else ".forward")
+                                   for name in family.stand_ins)
+    assert all(n > 0 and n % 3 == 0 for n in calls.values()), calls  # once per mixer layer and decode step
 
 
 @pytest.mark.parametrize("cls", FAMILIES)

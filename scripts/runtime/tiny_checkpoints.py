@@ -130,6 +130,13 @@ FAMILY_CONFIG = {
                              "mamba_n_groups": 1, "n_groups": 1, "ssm_state_size": 16, "mamba_d_conv": 4,
                              "mamba_expand": 1, "mamba_conv_bias": True, "use_bias": False, "mlp_bias": False,
                              "attention_bias": False},
+    # Kimi-Linear: Kimi delta attention (KDA) in layers 1 to 3 and NoPE MLA in layer 4 (the config counts layers from
+    # 1), as the published 3 : 1; dense MLPs (the published model's experts do not touch the capture path)
+    "KimiLinearForCausalLM": {"model_type": "kimi_linear", "num_key_value_heads": 4,
+                              "linear_attn_config": {"head_dim": 16, "num_heads": 4, "short_conv_kernel_size": 4,
+                                                     "kda_layers": [1, 2, 3], "full_attn_layers": [4]},
+                              "q_lora_rank": None, "kv_lora_rank": 32, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
+                              "v_head_dim": 16, "mla_use_nope": True},
 }
 
 
@@ -295,8 +302,40 @@ def nemotron_h_shapes(c: dict) -> dict[str, tuple[int, ...]]:
     return out
 
 
+def kimi_linear_shapes(c: dict) -> dict[str, tuple[int, ...]]:
+    """Kimi-Linear's names: KDA's q/k/v projections and short convolutions, beta (b_proj), the forget gate and output
+    gate as low-rank pairs (f_a/f_b, g_a/g_b), A_log, dt_bias, the gated output norm; MLA without q LoRA."""
+    h, inner, lin = c["hidden_size"], c["intermediate_size"], c["linear_attn_config"]
+    heads, hd, kernel = lin["num_heads"], lin["head_dim"], lin["short_conv_kernel_size"]
+    proj = heads * hd
+    mla_heads, nope, rope = c["num_attention_heads"], c["qk_nope_head_dim"], c["qk_rope_head_dim"]
+    out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (c["vocab_size"], h),
+                                       "model.norm.weight": (h,), "lm_head.weight": (c["vocab_size"], h)}
+    for i in range(c["num_hidden_layers"]):
+        p = f"model.layers.{i}."
+        out |= {p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,)}
+        out |= _mlp(p + "mlp.", h, inner)
+        a = p + "self_attn."
+        if i + 1 in lin["kda_layers"]:
+            out |= {a + "q_proj.weight": (proj, h), a + "k_proj.weight": (proj, h), a + "v_proj.weight": (proj, h),
+                    a + "q_conv1d.weight": (proj, 1, kernel), a + "k_conv1d.weight": (proj, 1, kernel),
+                    a + "v_conv1d.weight": (proj, 1, kernel), a + "b_proj.weight": (heads, h),
+                    a + "f_a_proj.weight": (hd, h), a + "f_b_proj.weight": (proj, hd),
+                    a + "g_a_proj.weight": (hd, h), a + "g_b_proj.weight": (proj, hd),
+                    a + "A_log": (1, 1, heads, 1), a + "dt_bias": (proj,), a + "o_norm.weight": (hd,),
+                    a + "o_proj.weight": (h, proj)}
+        else:
+            out |= {a + "q_proj.weight": (mla_heads * (nope + rope), h),
+                    a + "kv_a_proj_with_mqa.weight": (c["kv_lora_rank"] + rope, h),
+                    a + "kv_a_layernorm.weight": (c["kv_lora_rank"],),
+                    a + "kv_b_proj.weight": (mla_heads * (nope + c["v_head_dim"]), c["kv_lora_rank"]),
+                    a + "o_proj.weight": (h, mla_heads * c["v_head_dim"])}
+    return out
+
+
 # Families whose checkpoints name their blocks in their own way: every tensor, by its published name
-OWN_LAYOUT = {"Lfm2ForCausalLM": lfm2_shapes, "NemotronHForCausalLM": nemotron_h_shapes}
+OWN_LAYOUT = {"Lfm2ForCausalLM": lfm2_shapes, "NemotronHForCausalLM": nemotron_h_shapes,
+              "KimiLinearForCausalLM": kimi_linear_shapes}
 
 
 def qwen2_vision_shapes(v: dict) -> dict[str, tuple[int, ...]]:

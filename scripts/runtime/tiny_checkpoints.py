@@ -137,6 +137,12 @@ FAMILY_CONFIG = {
                                                      "kda_layers": [1, 2, 3], "full_attn_layers": [4]},
                               "q_lora_rank": None, "kv_lora_rank": 32, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
                               "v_head_dim": 16, "mla_use_nope": True},
+    # Ling-V3 (BailingMoeV3): KDA in layers 0 to 2 and MLA in layer 3 (layer_group_size 4, as published 3 : 1 in
+    # groups), q/k norms, dense MLPs (num_experts 1; the published experts do not touch the capture path)
+    "BailingMoeV3ForCausalLM": {"model_type": "bailing_hybrid", "num_key_value_heads": 4, "num_experts": 1,
+                                "layer_group_size": 4, "short_conv_kernel_size": 4, "kv_lora_rank": 32,
+                                "q_lora_rank": None, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16,
+                                "use_mla_nope": False, "use_qk_norm": True},
 }
 
 
@@ -303,39 +309,62 @@ def nemotron_h_shapes(c: dict) -> dict[str, tuple[int, ...]]:
 
 
 def kimi_linear_shapes(c: dict) -> dict[str, tuple[int, ...]]:
-    """Kimi-Linear's names: KDA's q/k/v projections and short convolutions, beta (b_proj), the forget gate and output
-    gate as low-rank pairs (f_a/f_b, g_a/g_b), A_log, dt_bias, the gated output norm; MLA without q LoRA."""
-    h, inner, lin = c["hidden_size"], c["intermediate_size"], c["linear_attn_config"]
-    heads, hd, kernel = lin["num_heads"], lin["head_dim"], lin["short_conv_kernel_size"]
-    proj = heads * hd
-    mla_heads, nope, rope = c["num_attention_heads"], c["qk_nope_head_dim"], c["qk_rope_head_dim"]
+    """Kimi-Linear's names: KDA (`_kda`) in the config's kda_layers (counted from 1), MLA without q LoRA elsewhere."""
+    h, lin = c["hidden_size"], c["linear_attn_config"]
     out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (c["vocab_size"], h),
                                        "model.norm.weight": (h,), "lm_head.weight": (c["vocab_size"], h)}
     for i in range(c["num_hidden_layers"]):
         p = f"model.layers.{i}."
         out |= {p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,)}
-        out |= _mlp(p + "mlp.", h, inner)
-        a = p + "self_attn."
+        out |= _mlp(p + "mlp.", h, c["intermediate_size"])
         if i + 1 in lin["kda_layers"]:
-            out |= {a + "q_proj.weight": (proj, h), a + "k_proj.weight": (proj, h), a + "v_proj.weight": (proj, h),
-                    a + "q_conv1d.weight": (proj, 1, kernel), a + "k_conv1d.weight": (proj, 1, kernel),
-                    a + "v_conv1d.weight": (proj, 1, kernel), a + "b_proj.weight": (heads, h),
-                    a + "f_a_proj.weight": (hd, h), a + "f_b_proj.weight": (proj, hd),
-                    a + "g_a_proj.weight": (hd, h), a + "g_b_proj.weight": (proj, hd),
-                    a + "A_log": (1, 1, heads, 1), a + "dt_bias": (proj,), a + "o_norm.weight": (hd,),
-                    a + "o_proj.weight": (h, proj)}
+            out |= _kda(p + "self_attn.", h, lin["num_heads"], lin["head_dim"], lin["short_conv_kernel_size"],
+                        (1, 1, lin["num_heads"], 1))
         else:
-            out |= {a + "q_proj.weight": (mla_heads * (nope + rope), h),
-                    a + "kv_a_proj_with_mqa.weight": (c["kv_lora_rank"] + rope, h),
-                    a + "kv_a_layernorm.weight": (c["kv_lora_rank"],),
-                    a + "kv_b_proj.weight": (mla_heads * (nope + c["v_head_dim"]), c["kv_lora_rank"]),
-                    a + "o_proj.weight": (h, mla_heads * c["v_head_dim"])}
+            out |= _mla_without_q_lora(p + "self_attn.", c)
     return out
+
+
+def bailing_moe_v3_shapes(c: dict) -> dict[str, tuple[int, ...]]:
+    """Ling-V3's names (BailingMoeV3): `word_embeddings`, each layer's mixer under `attention.`, KDA in every layer but
+    the last of each layer_group_size, MLA without q LoRA there; A_log published as one value per head."""
+    h, heads, hd = c["hidden_size"], c["num_attention_heads"], c["head_dim"]
+    out: dict[str, tuple[int, ...]] = {"model.word_embeddings.weight": (c["vocab_size"], h),
+                                       "model.norm.weight": (h,), "lm_head.weight": (c["vocab_size"], h)}
+    for i in range(c["num_hidden_layers"]):
+        p = f"model.layers.{i}."
+        out |= {p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,)}
+        out |= _mlp(p + "mlp.", h, c["intermediate_size"])
+        if (i + 1) % c["layer_group_size"]:
+            out |= _kda(p + "attention.", h, heads, hd, c["short_conv_kernel_size"], (heads,))
+        else:
+            out |= _mla_without_q_lora(p + "attention.", c)
+    return out
+
+
+def _kda(a: str, h: int, heads: int, hd: int, kernel: int, a_log: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+    """Kimi delta attention: q/k/v projections and short convolutions, beta (b_proj), the forget and output gates
+    as low-rank pairs (f_a/f_b, g_a/g_b), A_log, dt_bias, the gated output norm."""
+    proj = heads * hd
+    return {a + "q_proj.weight": (proj, h), a + "k_proj.weight": (proj, h), a + "v_proj.weight": (proj, h),
+            a + "q_conv1d.weight": (proj, 1, kernel), a + "k_conv1d.weight": (proj, 1, kernel),
+            a + "v_conv1d.weight": (proj, 1, kernel), a + "b_proj.weight": (heads, h),
+            a + "f_a_proj.weight": (hd, h), a + "f_b_proj.weight": (proj, hd),
+            a + "g_a_proj.weight": (hd, h), a + "g_b_proj.weight": (proj, hd),
+            a + "A_log": a_log, a + "dt_bias": (proj,), a + "o_norm.weight": (hd,), a + "o_proj.weight": (h, proj)}
+
+
+def _mla_without_q_lora(a: str, c: dict) -> dict[str, tuple[int, ...]]:
+    h, heads, nope, rope, rank = (c["hidden_size"], c["num_attention_heads"], c["qk_nope_head_dim"],
+                                  c["qk_rope_head_dim"], c["kv_lora_rank"])
+    return {a + "q_proj.weight": (heads * (nope + rope), h), a + "kv_a_proj_with_mqa.weight": (rank + rope, h),
+            a + "kv_a_layernorm.weight": (rank,), a + "kv_b_proj.weight": (heads * (nope + c["v_head_dim"]), rank),
+            a + "o_proj.weight": (h, heads * c["v_head_dim"])}
 
 
 # Families whose checkpoints name their blocks in their own way: every tensor, by its published name
 OWN_LAYOUT = {"Lfm2ForCausalLM": lfm2_shapes, "NemotronHForCausalLM": nemotron_h_shapes,
-              "KimiLinearForCausalLM": kimi_linear_shapes}
+              "KimiLinearForCausalLM": kimi_linear_shapes, "BailingMoeV3ForCausalLM": bailing_moe_v3_shapes}
 
 
 def qwen2_vision_shapes(v: dict) -> dict[str, tuple[int, ...]]:

@@ -103,6 +103,10 @@ MORE_FAMILIES = {
     # after it runs, for k in its DSpark list: no shift, so [0, 3] (a + 1 would name a layer past the stack)
     "KimiLinearForCausalLM": Family("kimi_linear", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1), FIXER,
                                     stand_ins=("KimiDeltaAttention",), disable_radix_cache=True),
+    # KDA in layers 0 to 2 (stood in), MLA in layer 3, one group of 4. Captures layer k's output on entering layer
+    # k + 1 (the boundary's capture, asked for k - 1), and the last layer's at the final norm: no shift
+    "BailingMoeV3ForCausalLM": Family("bailing_moe_v3", (SET_LAYERS,), (0, 3), (0, 3), (0, 1), FIXER,
+                                      stand_ins=("BailingKDA",), disable_radix_cache=True),
 }
 if os.environ.get("EAGLELINT_RUNTIME_ALL_FAMILIES") == "1":
     FAMILIES.update(MORE_FAMILIES)

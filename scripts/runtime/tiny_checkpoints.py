@@ -143,6 +143,16 @@ FAMILY_CONFIG = {
                                 "layer_group_size": 4, "short_conv_kernel_size": 4, "kv_lora_rank": 32,
                                 "q_lora_rank": None, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16,
                                 "use_mla_nope": False, "use_qk_norm": True},
+    # MiMo-V2-Flash's shape in miniature: a full-attention layer then sliding-window ones (hybrid_layer_pattern,
+    # 1 = sliding), with their own head counts, no attention sink bias, dense MLPs (moe_layer_freq all 0; the router's
+    # keys are still read). The published config is read through remote code; "qwen2" gives transformers' own class,
+    # which keeps the other keys as they are (SGLang picks the class by `architectures`)
+    "MiMoV2ForCausalLM": {"model_type": "qwen2", "layernorm_epsilon": 1e-6,
+                          "swa_num_attention_heads": 4, "swa_num_key_value_heads": 2, "swa_head_dim": 16,
+                          "sliding_window_size": 64, "attention_bias": False,
+                          "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                          "scoring_func": "sigmoid", "topk_method": "noaux_tc", "n_group": 1, "topk_group": 1,
+                          "norm_topk_prob": True},
 }
 
 
@@ -160,6 +170,8 @@ def family_config(family: str, layers: int = 4) -> dict:
     if family == "BeamForCausalLM":
         config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
                    "mlp_layer_types": ["dense"] * layers}
+    if family == "MiMoV2ForCausalLM":
+        config |= {"hybrid_layer_pattern": [0] + [1] * (layers - 1), "moe_layer_freq": [0] * layers}
     if family == "Lfm2ForCausalLM":
         config |= {"layer_types": ["conv", "full_attention"] * (layers // 2) + ["conv"] * (layers % 2)}
     return config
@@ -259,6 +271,7 @@ LAYER_SHAPES = {
     "BeamForCausalLM": _beam_layer, "MiMoForCausalLM": _dense_layer, "LagunaForCausalLM": _laguna_layer,
     "MuseGlimmerForCausalLM": _muse_glimmer_layer, "GraniteMoeHybridForCausalLM": _granite_layer,
     "Qwen2VLForConditionalGeneration": _dense_layer, "NanbeigeForCausalLM": _dense_layer,
+    "MiMoV2ForCausalLM": _dense_layer,
 }
 
 

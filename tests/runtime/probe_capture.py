@@ -101,9 +101,9 @@ class StreamReader:
     the final norm. A fused add + RMSNorm, called with (x, residual), returns (normed, x + residual); a plain norm,
     called with the stream alone, has it as its input. Each layer's forward, wrapped on the instance, counts the
     steps and arms the reader as a step begins (for the step before it), and after the last step; a forward hook on
-    every RMSNorm of the decoder reads the first norm called after that. A norm the decoder runs between two loops (Nanbeige's
-    final norm on the folded stream) comes before step s + 1 arms the reader: what step s hands on is the stream
-    the next loop's first layer receives, normed.
+    every RMSNorm of the decoder reads the first norm called after that. A norm the decoder runs between two loops
+    (Nanbeige's final norm on the folded stream) comes before step s + 1 arms the reader: what step s hands on is
+    the stream the next loop's first layer receives, normed.
     """
 
     def __init__(self, steps: int) -> None:
@@ -223,6 +223,8 @@ def main() -> None:
     parser.add_argument("--stand-in-mixer", action="append", default=[],
                         help="a mixer class of the module whose forward standins.stand_in_mixer replaces, or "
                              "Class.method for the method of a layer that calls its mixer")
+    parser.add_argument("--absent-sinks", action="store_true",
+                        help="let the torch_native backend take sinks=None (standins.accept_absent_sinks)")
     parser.add_argument("--disable-radix-cache", action="store_true",
                         help="as the server argument; SGLang's Mamba radix cache needs snapshot support on CPU")
     opts = parser.parse_args()
@@ -233,6 +235,10 @@ def main() -> None:
 
     module = importlib.import_module(f"sglang.srt.models.{opts.module}")
     cls = getattr(module, opts.cls)
+    if opts.absent_sinks:
+        from sglang.srt.layers.attention.torch_native_backend import TorchNativeAttnBackend
+
+        standins.accept_absent_sinks(TorchNativeAttnBackend)
     for mixer in opts.stand_in_mixer:
         owner, _, method = mixer.partition(".")
         standins.stand_in_mixer(getattr(module, owner), method or "forward")

@@ -30,6 +30,12 @@ Why each one, and why it cannot hide a broken model class:
   stay SGLang's own. It returns a deterministic function of its input, of the
   input's shape, so the residual stream still changes at every layer, and a
   capture taken one layer off reads a different tensor.
+- accept_absent_sinks: an attention backend's forward_decode/forward_extend
+  taking `sinks=None`. A model may always pass its sink bias (mimo_v2.py's
+  attention passes `sinks=self.attention_sink_bias`, None without one), and of
+  the backends that run here only intel_amx (sgl_kernel's CPU build, an AMX
+  processor) accepts the keyword. None means no sinks, so dropping it computes
+  the same; a real sink tensor raises.
 No other SGLang model, layer or config code is replaced.
 """
 
@@ -107,6 +113,23 @@ def stand_in_mixer(cls: type, method: str = "forward") -> None:
         return torch.tanh(hidden_states) / 2
 
     setattr(cls, method, forward)
+
+
+def accept_absent_sinks(backend: type) -> None:
+    """Let `backend`'s forward_decode and forward_extend take `sinks=None` (no sinks), and refuse real ones; the
+    calls that passed the keyword are counted in STOOD_IN_CALLS."""
+    for name in ("forward_decode", "forward_extend"):
+        original = getattr(backend, name)
+        counted = f"{backend.__module__}.{backend.__qualname__}.{name}"
+
+        def forward(self, *args, _original=original, _counted=counted, **kwargs):
+            if "sinks" in kwargs:
+                if kwargs.pop("sinks") is not None:
+                    raise KernelUnavailable(f"{_counted} cannot apply attention sinks")
+                STOOD_IN_CALLS[_counted] = STOOD_IN_CALLS.get(_counted, 0) + 1
+            return _original(self, *args, **kwargs)
+
+        setattr(backend, name, forward)
 
 
 def install() -> None:

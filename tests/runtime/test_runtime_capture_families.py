@@ -51,6 +51,8 @@ class Family:
     # replaced by standins.stand_in_mixer: the decoder, its layers' norms, residuals and capture stay SGLang's
     stand_ins: tuple[str, ...] = ()
     disable_radix_cache: bool = False  # SGLang's Mamba radix cache asserts snapshot support, absent on CPU
+    absent_sinks: bool = False  # the attention passes sinks=None, which torch_native's decode is let take
+    layers: int = 4  # in the tiny checkpoint
 
     @property
     def path(self) -> str:
@@ -107,10 +109,15 @@ MORE_FAMILIES = {
     # k + 1 (the boundary's capture, asked for k - 1), and the last layer's at the final norm: no shift
     "BailingMoeV3ForCausalLM": Family("bailing_moe_v3", (SET_LAYERS,), (0, 3), (0, 3), (0, 1), FIXER,
                                       stand_ins=("BailingKDA",), disable_radix_cache=True),
+    # a full-attention layer then sliding ones; its attention passes sinks=None, which torch_native's decode is let
+    # take. Captures the stream entering layer k + 1 (capture_gathered), the last layer's output after the loop.
+    # 8 layers: its decoder packs one slot per listed id, and None's [1, n // 2 - 1, n - 4] names layer 1 twice
+    # with 4 ("RuntimeError: captured 2 of 3 aux hidden states"); with 8, [1, 3, 4]
+    "MiMoV2ForCausalLM": Family("mimo_v2", (SET_LAYERS,), (0, 7), (0, 7), (1, 3, 4), FIXER, absent_sinks=True,
+                                layers=8),
 }
 if os.environ.get("EAGLELINT_RUNTIME_ALL_FAMILIES") == "1":
     FAMILIES.update(MORE_FAMILIES)
-LAYERS = 4
 
 
 def prepare_tree(tree: Path) -> dict[str, str]:
@@ -153,6 +160,7 @@ def probe(release: dict, cls: str, mode: str) -> dict:
         started = time.monotonic()
         extra = [arg for name in family.stand_ins for arg in ("--stand-in-mixer", name)]
         extra += ["--disable-radix-cache"] if family.disable_radix_cache else []
+        extra += ["--absent-sinks"] if family.absent_sinks else []
         report = run_child(release["python"], PROBE,
                            ["--module", family.module, "--cls", cls, "--target", str(root / "target"),
                             "--layer-ids", ids, "--unfixed", str(release["released"] / family.path),
@@ -166,7 +174,7 @@ def probe(release: dict, cls: str, mode: str) -> dict:
 def write_checkpoint(python: Path, cls: str, root: Path) -> None:
     """The family's tiny checkpoint in root/target."""
     done = subprocess.run([str(python), str(RUNTIME_SCRIPTS / "tiny_checkpoints.py"), str(root),
-                           "--family", cls, "--layers", str(LAYERS)], capture_output=True, text=True)
+                           "--family", cls, "--layers", str(FAMILIES[cls].layers)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
 
 
@@ -226,11 +234,11 @@ def test_aux_states_handed_to_the_logits_processor_are_the_outputs_of_the_engine
     family = FAMILIES[cls]
     forward = started(probe(release, cls, mode), cls)["forward"]
     expected = [[k] for k in (family.outputs if mode == "ids" else family.outputs_none)]
-    assert forward["num_layers"] == LAYERS and forward["layer_steps"] == LAYERS * family.loops
+    assert forward["num_layers"] == family.layers and forward["layer_steps"] == family.layers * family.loops
     assert len(forward["steps"]) == 3
     for step in forward["steps"]:
         assert step["mode"] == "DECODE" and step["capture_hidden_mode"] == "FULL"
-        assert step["layer_outputs_read"] == list(range(LAYERS * family.loops))  # every layer step's output was seen
+        assert step["layer_outputs_read"] == list(range(family.layers * family.loops))  # every step's output seen
         # each aux state equals exactly one layer's output, the engine's layer, in layer order
         assert step["aux_equals_output_of"] == expected, step["aux_max_diff_to_output_of"]
         assert step["aux_shapes"] == [[1, 64]] * len(expected)
@@ -243,9 +251,11 @@ def test_only_the_named_mixers_are_stood_in_and_they_ran(cls, mode, release):
     family = FAMILIES[cls]
     calls = started(probe(release, cls, mode), cls)["stood_in_calls"]
     module = f"sglang.srt.models.{family.module}"
-    assert sorted(calls) == sorted(f"{module}.{name}" + ("" if "." in name else ".forward")
-                                   for name in family.stand_ins)
-    assert all(n > 0 and n % 3 == 0 for n in calls.values()), calls  # once per mixer layer and decode step
+    expected = [f"{module}.{name}" + ("" if "." in name else ".forward") for name in family.stand_ins]
+    if family.absent_sinks:  # decode steps only
+        expected.append("sglang.srt.layers.attention.torch_native_backend.TorchNativeAttnBackend.forward_decode")
+    assert sorted(calls) == sorted(expected)
+    assert all(n > 0 and n % 3 == 0 for n in calls.values()), calls  # once per layer it serves and decode step
 
 
 @pytest.mark.parametrize("cls", FAMILIES)

@@ -130,11 +130,16 @@ FAMILY_CONFIG = {
                              "mamba_n_groups": 1, "n_groups": 1, "ssm_state_size": 16, "mamba_d_conv": 4,
                              "mamba_expand": 1, "mamba_conv_bias": True, "use_bias": False, "mlp_bias": False,
                              "attention_bias": False},
-    # Kimi-Linear: Kimi delta attention (KDA) in layers 1 to 3 and NoPE MLA in layer 4 (the config counts layers from
-    # 1), as the published 3 : 1; dense MLPs (the published model's experts do not touch the capture path)
+    # Kimi-Linear: Kimi delta attention (KDA) in three layers of each four, NoPE MLA in the fourth (the config counts
+    # layers from 1), as published; dense MLPs (the published model's experts do not touch the capture path)
     "KimiLinearForCausalLM": {"model_type": "kimi_linear", "num_key_value_heads": 4,
-                              "linear_attn_config": {"head_dim": 16, "num_heads": 4, "short_conv_kernel_size": 4,
-                                                     "kda_layers": [1, 2, 3], "full_attn_layers": [4]},
+                              "linear_attn_config": {"head_dim": 16, "num_heads": 4, "short_conv_kernel_size": 4},
+                              "q_lora_rank": None, "kv_lora_rank": 32, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
+                              "v_head_dim": 16, "mla_use_nope": True},
+    # Kimi-K3's text model on the standard residual path (no attention-residual bank: attn_res_block_size unset), the
+    # same blocks and names as Kimi-Linear
+    "KimiK3LinearForCausalLM": {"model_type": "kimi_linear", "num_key_value_heads": 4,
+                              "linear_attn_config": {"head_dim": 16, "num_heads": 4, "short_conv_kernel_size": 4},
                               "q_lora_rank": None, "kv_lora_rank": 32, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
                               "v_head_dim": 16, "mla_use_nope": True},
     # Ling-V3 (BailingMoeV3): KDA in layers 0 to 2 and MLA in layer 3 (layer_group_size 4, as published 3 : 1 in
@@ -170,6 +175,10 @@ def family_config(family: str, layers: int = 4) -> dict:
     if family == "BeamForCausalLM":
         config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
                    "mlp_layer_types": ["dense"] * layers}
+    if family in ("KimiLinearForCausalLM", "KimiK3LinearForCausalLM"):
+        full = [i for i in range(1, layers + 1) if i % 4 == 0]
+        config["linear_attn_config"] = dict(config["linear_attn_config"], full_attn_layers=full,
+                                            kda_layers=[i for i in range(1, layers + 1) if i not in full])
     if family == "MiMoV2ForCausalLM":
         config |= {"hybrid_layer_pattern": [0] + [1] * (layers - 1), "moe_layer_freq": [0] * layers}
     if family == "Lfm2ForCausalLM":
@@ -377,7 +386,8 @@ def _mla_without_q_lora(a: str, c: dict) -> dict[str, tuple[int, ...]]:
 
 # Families whose checkpoints name their blocks in their own way: every tensor, by its published name
 OWN_LAYOUT = {"Lfm2ForCausalLM": lfm2_shapes, "NemotronHForCausalLM": nemotron_h_shapes,
-              "KimiLinearForCausalLM": kimi_linear_shapes, "BailingMoeV3ForCausalLM": bailing_moe_v3_shapes}
+              "KimiLinearForCausalLM": kimi_linear_shapes, "KimiK3LinearForCausalLM": kimi_linear_shapes,
+              "BailingMoeV3ForCausalLM": bailing_moe_v3_shapes}
 
 
 def qwen2_vision_shapes(v: dict) -> dict[str, tuple[int, ...]]:

@@ -225,6 +225,8 @@ def main() -> None:
                              "Class.method for the method of a layer that calls its mixer")
     parser.add_argument("--absent-sinks", action="store_true",
                         help="let the torch_native backend take sinks=None (standins.accept_absent_sinks)")
+    parser.add_argument("--placeholder-streams", action="store_true",
+                        help="let torch.cuda.Stream() be created on CPU (standins.placeholder_cuda_streams)")
     parser.add_argument("--disable-radix-cache", action="store_true",
                         help="as the server argument; SGLang's Mamba radix cache needs snapshot support on CPU")
     opts = parser.parse_args()
@@ -235,6 +237,8 @@ def main() -> None:
 
     module = importlib.import_module(f"sglang.srt.models.{opts.module}")
     cls = getattr(module, opts.cls)
+    if opts.placeholder_streams:
+        standins.placeholder_cuda_streams()
     if opts.absent_sinks:
         from sglang.srt.layers.attention.torch_native_backend import TorchNativeAttnBackend
 

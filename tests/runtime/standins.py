@@ -30,6 +30,11 @@ Why each one, and why it cannot hide a broken model class:
   stay SGLang's own. It returns a deterministic function of its input, of the
   input's shape, so the residual stream still changes at every layer, and a
   capture taken one layer off reads a different tensor.
+- placeholder_cuda_streams: `torch.cuda.Stream`, which a CPU build of torch
+  refuses to create. kimi_k3.py's decoder creates three side streams in its
+  __init__ (`kimi_k3.py:2761`) and uses them only while a CUDA graph is
+  captured, in a dual-stream MoE or with a fused all-reduce. The placeholder
+  can be created; any use raises, so a path that needs a stream fails loudly.
 - accept_absent_sinks: an attention backend's forward_decode/forward_extend
   taking `sinks=None`. A model may always pass its sink bias (mimo_v2.py's
   attention passes `sinks=self.attention_sink_bias`, None without one), and of
@@ -130,6 +135,22 @@ def accept_absent_sinks(backend: type) -> None:
             return _original(self, *args, **kwargs)
 
         setattr(backend, name, forward)
+
+
+class _PlaceholderStream:
+    """A CUDA stream on a machine without CUDA: created, never used."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass
+
+    def __getattr__(self, name: str):
+        raise KernelUnavailable(f"torch.cuda.Stream.{name}: there is no CUDA stream on CPU")
+
+
+def placeholder_cuda_streams() -> None:
+    """Let `torch.cuda.Stream()` be created without CUDA (_PlaceholderStream)."""
+    if not torch.cuda.is_available():
+        torch.cuda.Stream = _PlaceholderStream
 
 
 def install() -> None:

@@ -52,6 +52,7 @@ class Family:
     stand_ins: tuple[str, ...] = ()
     disable_radix_cache: bool = False  # SGLang's Mamba radix cache asserts snapshot support, absent on CPU
     absent_sinks: bool = False  # the attention passes sinks=None, which torch_native's decode is let take
+    placeholder_streams: bool = False  # the decoder creates CUDA side streams it uses only on GPU paths
     layers: int = 4  # in the tiny checkpoint
 
     @property
@@ -105,6 +106,13 @@ MORE_FAMILIES = {
     # after it runs, for k in its DSpark list: no shift, so [0, 3] (a + 1 would name a layer past the stack)
     "KimiLinearForCausalLM": Family("kimi_linear", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1), FIXER,
                                     stand_ins=("KimiDeltaAttention",), disable_radix_cache=True),
+    # Kimi-K3's text model on the standard residual path (no attention-residual bank), KDA and MLA as Kimi-Linear.
+    # The fixed member fills the DSpark list, and this decoder takes layer k's output on entering layer k + 1
+    # (capture_gathered, asked for k) or at the final norm: no shift, so [0, 7]. Its side CUDA streams are created
+    # as placeholders and never used. 8 layers: it packs one slot per listed id, as MiMo-V2 does
+    "KimiK3LinearForCausalLM": Family("kimi_k3", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 7), (0, 7), (1, 3, 4), FIXER,
+                                      stand_ins=("KimiK3DeltaAttention",), disable_radix_cache=True,
+                                      placeholder_streams=True, layers=8),
     # KDA in layers 0 to 2 (stood in), MLA in layer 3, one group of 4. Captures layer k's output on entering layer
     # k + 1 (the boundary's capture, asked for k - 1), and the last layer's at the final norm: no shift
     "BailingMoeV3ForCausalLM": Family("bailing_moe_v3", (SET_LAYERS,), (0, 3), (0, 3), (0, 1), FIXER,
@@ -161,6 +169,7 @@ def probe(release: dict, cls: str, mode: str) -> dict:
         extra = [arg for name in family.stand_ins for arg in ("--stand-in-mixer", name)]
         extra += ["--disable-radix-cache"] if family.disable_radix_cache else []
         extra += ["--absent-sinks"] if family.absent_sinks else []
+        extra += ["--placeholder-streams"] if family.placeholder_streams else []
         report = run_child(release["python"], PROBE,
                            ["--module", family.module, "--cls", cls, "--target", str(root / "target"),
                             "--layer-ids", ids, "--unfixed", str(release["released"] / family.path),

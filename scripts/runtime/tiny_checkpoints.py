@@ -122,6 +122,12 @@ FAMILY_CONFIG = {
     # embedding_norm
     "Lfm2ForCausalLM": {"model_type": "lfm2", "norm_eps": 1e-5, "conv_bias": False, "conv_L_cache": 3,
                         "block_auto_adjust_ff_dim": False, "block_multiple_of": 16},
+    # LFM2-MoE: LFM2's blocks, a dense first layer (num_dense_layers) then sparse MLPs (4 experts, top 2, sigmoid
+    # routing with an expert bias)
+    "Lfm2MoeForCausalLM": {"model_type": "lfm2_moe", "norm_eps": 1e-5, "conv_bias": False, "conv_L_cache": 3,
+                           "num_dense_layers": 1, "num_experts": 4, "num_experts_per_tok": 2,
+                           "moe_intermediate_size": 32, "use_expert_bias": True, "norm_topk_prob": True,
+                           "routed_scaling_factor": 1.0},
     # Nemotron-H: one block per layer, by hybrid_override_pattern (M Mamba-2, - MLP, * attention): a Mamba-2 layer,
     # an MLP, attention, an MLP; ReLU squared MLPs, 4 Mamba heads of 16 in one group (published twice, as mamba_n_groups
     # and n_groups, which SGLang's cache sizing reads), state 16, convolution 4
@@ -181,7 +187,7 @@ def family_config(family: str, layers: int = 4) -> dict:
                                             kda_layers=[i for i in range(1, layers + 1) if i not in full])
     if family == "MiMoV2ForCausalLM":
         config |= {"hybrid_layer_pattern": [0] + [1] * (layers - 1), "moe_layer_freq": [0] * layers}
-    if family == "Lfm2ForCausalLM":
+    if family in ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"):
         config |= {"layer_types": ["conv", "full_attention"] * (layers // 2) + ["conv"] * (layers % 2)}
     return config
 
@@ -286,16 +292,23 @@ LAYER_SHAPES = {
 
 def lfm2_shapes(c: dict) -> dict[str, tuple[int, ...]]:
     """LFM2's own names: operator_norm and ffn_norm around each block, out_proj and q/k layernorms in attention,
-    the convolution's in_proj (B, C, x), depthwise kernel and out_proj, feed_forward.w1/w3/w2."""
+    the convolution's in_proj (B, C, x), depthwise kernel and out_proj, feed_forward.w1/w3/w2; for LFM2-MoE, past
+    num_dense_layers, the router (feed_forward.gate, expert_bias) and each expert's w1/w3/w2."""
     h, hd, inner = c["hidden_size"], c["head_dim"], c["intermediate_size"]
     q, kv = c["num_attention_heads"] * hd, c["num_key_value_heads"] * hd
     out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (c["vocab_size"], h),
                                        "model.embedding_norm.weight": (h,), "lm_head.weight": (c["vocab_size"], h)}
     for i, kind in enumerate(c["layer_types"]):
         p = f"model.layers.{i}."
-        out |= {p + "operator_norm.weight": (h,), p + "ffn_norm.weight": (h,),
-                p + "feed_forward.w1.weight": (inner, h), p + "feed_forward.w3.weight": (inner, h),
-                p + "feed_forward.w2.weight": (h, inner)}
+        out |= {p + "operator_norm.weight": (h,), p + "ffn_norm.weight": (h,)}
+        experts = [f"experts.{e}." for e in range(c["num_experts"])] if i >= c.get("num_dense_layers", i + 1) else []
+        if experts:
+            out |= {p + "feed_forward.gate.weight": (c["num_experts"], h),
+                    p + "feed_forward.expert_bias": (c["num_experts"],)}
+        for expert in experts or [""]:
+            width = c["moe_intermediate_size"] if experts else inner
+            f = p + "feed_forward." + expert
+            out |= {f + "w1.weight": (width, h), f + "w3.weight": (width, h), f + "w2.weight": (h, width)}
         if kind == "full_attention":
             out |= {p + "self_attn.q_proj.weight": (q, h), p + "self_attn.k_proj.weight": (kv, h),
                     p + "self_attn.v_proj.weight": (kv, h), p + "self_attn.out_proj.weight": (h, q),
@@ -385,7 +398,8 @@ def _mla_without_q_lora(a: str, c: dict) -> dict[str, tuple[int, ...]]:
 
 
 # Families whose checkpoints name their blocks in their own way: every tensor, by its published name
-OWN_LAYOUT = {"Lfm2ForCausalLM": lfm2_shapes, "NemotronHForCausalLM": nemotron_h_shapes,
+OWN_LAYOUT = {"Lfm2ForCausalLM": lfm2_shapes, "Lfm2MoeForCausalLM": lfm2_shapes,
+              "NemotronHForCausalLM": nemotron_h_shapes,
               "KimiLinearForCausalLM": kimi_linear_shapes, "KimiK3LinearForCausalLM": kimi_linear_shapes,
               "BailingMoeV3ForCausalLM": bailing_moe_v3_shapes}
 

@@ -102,6 +102,9 @@ MORE_FAMILIES = {
     # decoder's own setter id + 1: the layer appends its input, and the decoder the last layer's output at the end
     "Lfm2ForCausalLM": Family("lfm2", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1), FIXER,
                               stand_ins=("Lfm2ShortConv",)),
+    # LFM2's decoder and member with a dense first layer then sparse MLPs (FusedMoE); the convolutions stood in
+    "Lfm2MoeForCausalLM": Family("lfm2_moe", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1), FIXER,
+                                 stand_ins=("Lfm2MoeShortConv",)),
     # Kimi delta attention in layers 0 to 2 (stood in), NoPE MLA in layer 3. The decoder snapshots layer k's output
     # after it runs, for k in its DSpark list: no shift, so [0, 3] (a + 1 would name a layer past the stack)
     "KimiLinearForCausalLM": Family("kimi_linear", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1), FIXER,

@@ -114,6 +114,56 @@ FAMILY_CONFIG = {
         "vision_start_token_id": 250, "vision_end_token_id": 251, "image_token_id": 252, "video_token_id": 253,
         "vision_config": {"depth": 1, "embed_dim": 32, "mlp_ratio": 2, "num_heads": 2, "in_chans": 3,
                           "hidden_size": 64, "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2}},
+    # Nanbeige (loop model): a Llama-shaped stack run twice per token (num_loops 2), the residual folded in and the
+    # final norm applied between the loops (skip_loop_final_norm false, the config's default)
+    "NanbeigeForCausalLM": {"model_type": "nanbeige", "num_loops": 2, "skip_loop_final_norm": False},
+    # LFM2: short-convolution and attention layers (conv, attention, conv, attention; LFM2-350M begins conv, conv,
+    # attention), q/k norms, a SwiGLU MLP (w1, w3, w2) whose width is taken as given, the final norm named
+    # embedding_norm
+    "Lfm2ForCausalLM": {"model_type": "lfm2", "norm_eps": 1e-5, "conv_bias": False, "conv_L_cache": 3,
+                        "block_auto_adjust_ff_dim": False, "block_multiple_of": 16},
+    # LFM2-MoE: LFM2's blocks, a dense first layer (num_dense_layers) then sparse MLPs (4 experts, top 2, sigmoid
+    # routing with an expert bias)
+    "Lfm2MoeForCausalLM": {"model_type": "lfm2_moe", "norm_eps": 1e-5, "conv_bias": False, "conv_L_cache": 3,
+                           "num_dense_layers": 1, "num_experts": 4, "num_experts_per_tok": 2,
+                           "moe_intermediate_size": 32, "use_expert_bias": True, "norm_topk_prob": True,
+                           "routed_scaling_factor": 1.0},
+    # Nemotron-H: one block per layer, by hybrid_override_pattern (M Mamba-2, - MLP, * attention): a Mamba-2 layer,
+    # an MLP, attention, an MLP; ReLU squared MLPs, 4 Mamba heads of 16 in one group (published twice, as mamba_n_groups
+    # and n_groups, which SGLang's cache sizing reads), state 16, convolution 4
+    "NemotronHForCausalLM": {"model_type": "nemotron_h", "hybrid_override_pattern": "M-*-", "mlp_hidden_act": "relu2",
+                             "layer_norm_epsilon": 1e-5, "mamba_num_heads": 4, "mamba_head_dim": 16,
+                             "mamba_n_groups": 1, "n_groups": 1, "ssm_state_size": 16, "mamba_d_conv": 4,
+                             "mamba_expand": 1, "mamba_conv_bias": True, "use_bias": False, "mlp_bias": False,
+                             "attention_bias": False},
+    # Kimi-Linear: Kimi delta attention (KDA) in three layers of each four, NoPE MLA in the fourth (the config counts
+    # layers from 1), as published; dense MLPs (the published model's experts do not touch the capture path)
+    "KimiLinearForCausalLM": {"model_type": "kimi_linear", "num_key_value_heads": 4,
+                              "linear_attn_config": {"head_dim": 16, "num_heads": 4, "short_conv_kernel_size": 4},
+                              "q_lora_rank": None, "kv_lora_rank": 32, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
+                              "v_head_dim": 16, "mla_use_nope": True},
+    # Kimi-K3's text model on the standard residual path (no attention-residual bank: attn_res_block_size unset), the
+    # same blocks and names as Kimi-Linear
+    "KimiK3LinearForCausalLM": {"model_type": "kimi_linear", "num_key_value_heads": 4,
+                              "linear_attn_config": {"head_dim": 16, "num_heads": 4, "short_conv_kernel_size": 4},
+                              "q_lora_rank": None, "kv_lora_rank": 32, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
+                              "v_head_dim": 16, "mla_use_nope": True},
+    # Ling-V3 (BailingMoeV3): KDA in layers 0 to 2 and MLA in layer 3 (layer_group_size 4, as published 3 : 1 in
+    # groups), q/k norms, dense MLPs (num_experts 1; the published experts do not touch the capture path)
+    "BailingMoeV3ForCausalLM": {"model_type": "bailing_hybrid", "num_key_value_heads": 4, "num_experts": 1,
+                                "layer_group_size": 4, "short_conv_kernel_size": 4, "kv_lora_rank": 32,
+                                "q_lora_rank": None, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16,
+                                "use_mla_nope": False, "use_qk_norm": True},
+    # MiMo-V2-Flash's shape in miniature: a full-attention layer then sliding-window ones (hybrid_layer_pattern,
+    # 1 = sliding), with their own head counts, no attention sink bias, dense MLPs (moe_layer_freq all 0; the router's
+    # keys are still read). The published config is read through remote code; "qwen2" gives transformers' own class,
+    # which keeps the other keys as they are (SGLang picks the class by `architectures`)
+    "MiMoV2ForCausalLM": {"model_type": "qwen2", "layernorm_epsilon": 1e-6,
+                          "swa_num_attention_heads": 4, "swa_num_key_value_heads": 2, "swa_head_dim": 16,
+                          "sliding_window_size": 64, "attention_bias": False,
+                          "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                          "scoring_func": "sigmoid", "topk_method": "noaux_tc", "n_group": 1, "topk_group": 1,
+                          "norm_topk_prob": True},
 }
 
 
@@ -131,12 +181,22 @@ def family_config(family: str, layers: int = 4) -> dict:
     if family == "BeamForCausalLM":
         config |= {"layer_types": ["sliding_attention"] * (layers - 1) + ["full_attention"],
                    "mlp_layer_types": ["dense"] * layers}
+    if family in ("KimiLinearForCausalLM", "KimiK3LinearForCausalLM"):
+        full = [i for i in range(1, layers + 1) if i % 4 == 0]
+        config["linear_attn_config"] = dict(config["linear_attn_config"], full_attn_layers=full,
+                                            kda_layers=[i for i in range(1, layers + 1) if i not in full])
+    if family == "MiMoV2ForCausalLM":
+        config |= {"hybrid_layer_pattern": [0] + [1] * (layers - 1), "moe_layer_freq": [0] * layers}
+    if family in ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"):
+        config |= {"layer_types": ["conv", "full_attention"] * (layers // 2) + ["conv"] * (layers % 2)}
     return config
 
 
 def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
     """Every tensor of a family's checkpoint, by its published name."""
     family = config["architectures"][0]
+    if family in OWN_LAYOUT:
+        return OWN_LAYOUT[family](config)
     h, hd = config["hidden_size"], config["head_dim"]
     q, kv = config["num_attention_heads"] * hd, config["num_key_value_heads"] * hd
     out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (config["vocab_size"], h),
@@ -225,8 +285,123 @@ LAYER_SHAPES = {
     "Glm4ForCausalLM": _glm4_layer, "ArceeForCausalLM": _arcee_layer, "Qwen2MoeForCausalLM": _qwen2_moe_layer,
     "BeamForCausalLM": _beam_layer, "MiMoForCausalLM": _dense_layer, "LagunaForCausalLM": _laguna_layer,
     "MuseGlimmerForCausalLM": _muse_glimmer_layer, "GraniteMoeHybridForCausalLM": _granite_layer,
-    "Qwen2VLForConditionalGeneration": _dense_layer,
+    "Qwen2VLForConditionalGeneration": _dense_layer, "NanbeigeForCausalLM": _dense_layer,
+    "MiMoV2ForCausalLM": _dense_layer,
 }
+
+
+def lfm2_shapes(c: dict) -> dict[str, tuple[int, ...]]:
+    """LFM2's own names: operator_norm and ffn_norm around each block, out_proj and q/k layernorms in attention,
+    the convolution's in_proj (B, C, x), depthwise kernel and out_proj, feed_forward.w1/w3/w2; for LFM2-MoE, past
+    num_dense_layers, the router (feed_forward.gate, expert_bias) and each expert's w1/w3/w2."""
+    h, hd, inner = c["hidden_size"], c["head_dim"], c["intermediate_size"]
+    q, kv = c["num_attention_heads"] * hd, c["num_key_value_heads"] * hd
+    out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (c["vocab_size"], h),
+                                       "model.embedding_norm.weight": (h,), "lm_head.weight": (c["vocab_size"], h)}
+    for i, kind in enumerate(c["layer_types"]):
+        p = f"model.layers.{i}."
+        out |= {p + "operator_norm.weight": (h,), p + "ffn_norm.weight": (h,)}
+        experts = [f"experts.{e}." for e in range(c["num_experts"])] if i >= c.get("num_dense_layers", i + 1) else []
+        if experts:
+            out |= {p + "feed_forward.gate.weight": (c["num_experts"], h),
+                    p + "feed_forward.expert_bias": (c["num_experts"],)}
+        for expert in experts or [""]:
+            width = c["moe_intermediate_size"] if experts else inner
+            f = p + "feed_forward." + expert
+            out |= {f + "w1.weight": (width, h), f + "w3.weight": (width, h), f + "w2.weight": (h, width)}
+        if kind == "full_attention":
+            out |= {p + "self_attn.q_proj.weight": (q, h), p + "self_attn.k_proj.weight": (kv, h),
+                    p + "self_attn.v_proj.weight": (kv, h), p + "self_attn.out_proj.weight": (h, q),
+                    p + "self_attn.q_layernorm.weight": (hd,), p + "self_attn.k_layernorm.weight": (hd,)}
+        else:
+            out |= {p + "conv.in_proj.weight": (3 * h, h), p + "conv.out_proj.weight": (h, h),
+                    p + "conv.conv.weight": (h, 1, c["conv_L_cache"])}
+    return out
+
+
+def nemotron_h_shapes(c: dict) -> dict[str, tuple[int, ...]]:
+    """Nemotron-H's names under `backbone.`: one norm and one mixer per layer, the block the pattern names."""
+    h, hd, inner = c["hidden_size"], c["head_dim"], c["intermediate_size"]
+    q, kv = c["num_attention_heads"] * hd, c["num_key_value_heads"] * hd
+    heads, mamba = c["mamba_num_heads"], c["mamba_num_heads"] * c["mamba_head_dim"]
+    conv = mamba + 2 * c["mamba_n_groups"] * c["ssm_state_size"]  # x, B and C go through the convolution
+    out: dict[str, tuple[int, ...]] = {"backbone.embeddings.weight": (c["vocab_size"], h),
+                                       "backbone.norm_f.weight": (h,), "lm_head.weight": (c["vocab_size"], h)}
+    for i, kind in enumerate(c["hybrid_override_pattern"]):
+        p = f"backbone.layers.{i}."
+        out[p + "norm.weight"] = (h,)
+        if kind == "M":  # in_proj: z, x, B, C and dt
+            out |= {p + "mixer.in_proj.weight": (mamba + conv + heads, h),
+                    p + "mixer.conv1d.weight": (conv, 1, c["mamba_d_conv"]), p + "mixer.conv1d.bias": (conv,),
+                    p + "mixer.A_log": (heads,), p + "mixer.D": (heads,), p + "mixer.dt_bias": (heads,),
+                    p + "mixer.norm.weight": (mamba,), p + "mixer.out_proj.weight": (h, mamba)}
+        elif kind == "*":
+            out |= {p + "mixer.q_proj.weight": (q, h), p + "mixer.k_proj.weight": (kv, h),
+                    p + "mixer.v_proj.weight": (kv, h), p + "mixer.o_proj.weight": (h, q)}
+        else:
+            out |= {p + "mixer.up_proj.weight": (inner, h), p + "mixer.down_proj.weight": (h, inner)}
+    return out
+
+
+def kimi_linear_shapes(c: dict) -> dict[str, tuple[int, ...]]:
+    """Kimi-Linear's names: KDA (`_kda`) in the config's kda_layers (counted from 1), MLA without q LoRA elsewhere."""
+    h, lin = c["hidden_size"], c["linear_attn_config"]
+    out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (c["vocab_size"], h),
+                                       "model.norm.weight": (h,), "lm_head.weight": (c["vocab_size"], h)}
+    for i in range(c["num_hidden_layers"]):
+        p = f"model.layers.{i}."
+        out |= {p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,)}
+        out |= _mlp(p + "mlp.", h, c["intermediate_size"])
+        if i + 1 in lin["kda_layers"]:
+            out |= _kda(p + "self_attn.", h, lin["num_heads"], lin["head_dim"], lin["short_conv_kernel_size"],
+                        (1, 1, lin["num_heads"], 1))
+        else:
+            out |= _mla_without_q_lora(p + "self_attn.", c)
+    return out
+
+
+def bailing_moe_v3_shapes(c: dict) -> dict[str, tuple[int, ...]]:
+    """Ling-V3's names (BailingMoeV3): `word_embeddings`, each layer's mixer under `attention.`, KDA in every layer but
+    the last of each layer_group_size, MLA without q LoRA there; A_log published as one value per head."""
+    h, heads, hd = c["hidden_size"], c["num_attention_heads"], c["head_dim"]
+    out: dict[str, tuple[int, ...]] = {"model.word_embeddings.weight": (c["vocab_size"], h),
+                                       "model.norm.weight": (h,), "lm_head.weight": (c["vocab_size"], h)}
+    for i in range(c["num_hidden_layers"]):
+        p = f"model.layers.{i}."
+        out |= {p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,)}
+        out |= _mlp(p + "mlp.", h, c["intermediate_size"])
+        if (i + 1) % c["layer_group_size"]:
+            out |= _kda(p + "attention.", h, heads, hd, c["short_conv_kernel_size"], (heads,))
+        else:
+            out |= _mla_without_q_lora(p + "attention.", c)
+    return out
+
+
+def _kda(a: str, h: int, heads: int, hd: int, kernel: int, a_log: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+    """Kimi delta attention: q/k/v projections and short convolutions, beta (b_proj), the forget and output gates
+    as low-rank pairs (f_a/f_b, g_a/g_b), A_log, dt_bias, the gated output norm."""
+    proj = heads * hd
+    return {a + "q_proj.weight": (proj, h), a + "k_proj.weight": (proj, h), a + "v_proj.weight": (proj, h),
+            a + "q_conv1d.weight": (proj, 1, kernel), a + "k_conv1d.weight": (proj, 1, kernel),
+            a + "v_conv1d.weight": (proj, 1, kernel), a + "b_proj.weight": (heads, h),
+            a + "f_a_proj.weight": (hd, h), a + "f_b_proj.weight": (proj, hd),
+            a + "g_a_proj.weight": (hd, h), a + "g_b_proj.weight": (proj, hd),
+            a + "A_log": a_log, a + "dt_bias": (proj,), a + "o_norm.weight": (hd,), a + "o_proj.weight": (h, proj)}
+
+
+def _mla_without_q_lora(a: str, c: dict) -> dict[str, tuple[int, ...]]:
+    h, heads, nope, rope, rank = (c["hidden_size"], c["num_attention_heads"], c["qk_nope_head_dim"],
+                                  c["qk_rope_head_dim"], c["kv_lora_rank"])
+    return {a + "q_proj.weight": (heads * (nope + rope), h), a + "kv_a_proj_with_mqa.weight": (rank + rope, h),
+            a + "kv_a_layernorm.weight": (rank,), a + "kv_b_proj.weight": (heads * (nope + c["v_head_dim"]), rank),
+            a + "o_proj.weight": (h, heads * c["v_head_dim"])}
+
+
+# Families whose checkpoints name their blocks in their own way: every tensor, by its published name
+OWN_LAYOUT = {"Lfm2ForCausalLM": lfm2_shapes, "Lfm2MoeForCausalLM": lfm2_shapes,
+              "NemotronHForCausalLM": nemotron_h_shapes,
+              "KimiLinearForCausalLM": kimi_linear_shapes, "KimiK3LinearForCausalLM": kimi_linear_shapes,
+              "BailingMoeV3ForCausalLM": bailing_moe_v3_shapes}
 
 
 def qwen2_vision_shapes(v: dict) -> dict[str, tuple[int, ...]]:

@@ -9,10 +9,12 @@ with the given ids, or with None when none are given. Then a few decode steps:
 the aux hidden states handed to the logits processor are compared with the
 residual stream after each layer, read by hooks (the stream entering the next
 layer's input norm, or the final norm for the last layer). The class as
-released is built beside it to show what it lacks.
+released is built beside it to show what it lacks. A mixer whose kernels do
+not run on CPU is replaced, where named (--stand-in-mixer), by
+standins.stand_in_mixer; nothing else of the model is.
 
     python probe_capture.py --module glm4 --cls Glm4ForCausalLM --target DIR --layer-ids none|0,2 \
-        --unfixed glm4.py --out report.json
+        --unfixed glm4.py --out report.json [--stand-in-mixer Lfm2ShortConv] [--disable-radix-cache]
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import torch
 
 sys.path.insert(1, str(Path(__file__).resolve().parent))
 # importing the Kimi probe installs the stand-ins (standins.py) before SGLang is imported
+import standins
 from probe_kimi_k25 import load_with_sentinel, record_calls, server_args, start_runner
 
 MEMBERS = ("set_eagle3_layers_to_capture", "get_embed_and_head")
@@ -90,23 +93,33 @@ def aux_list(aux, hidden: int) -> list:
 
 
 class StreamReader:
-    """The residual stream after each layer, read where the model itself hands it to a norm.
+    """The residual stream after each layer step, read where the model itself hands it to a norm.
 
-    The output of layer k is the stream entering the first norm that layer k + 1 runs (its input norm), or,
-    after the last layer, the final norm. A fused add + RMSNorm, called with (x, residual), returns
-    (normed, x + residual); a plain norm, called with the stream alone, has it as its input. A forward
-    pre-hook on each layer arms the reader, a forward hook on every RMSNorm of the decoder reads the first
-    norm called after that.
+    A step is one call of a layer: layer i of a stack of L run in loops (`num_loops` of the config, Nanbeige) is
+    step loop * L + i, the numbering the engine's ids use for such a model; elsewhere step i is layer i. The output
+    of step s is the stream entering the first norm that step s + 1 runs (its input norm), or, after the last step,
+    the final norm. A fused add + RMSNorm, called with (x, residual), returns (normed, x + residual); a plain norm,
+    called with the stream alone, has it as its input. Each layer's forward, wrapped on the instance, counts the
+    steps and arms the reader as a step begins (for the step before it), and after the last step; a forward hook on
+    every RMSNorm of the decoder reads the first norm called after that. A norm the decoder runs between two loops
+    (Nanbeige's final norm on the folded stream) comes before step s + 1 arms the reader: what step s hands on is
+    the stream the next loop's first layer receives, normed.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, steps: int) -> None:
         self.streams: dict[int, torch.Tensor] = {}
         self.pending: int | None = None
+        self.steps = steps
+        self.called = 0
 
-    def arm(self, key: int):
-        def hook(module, *_):
-            self.pending = key
-        return hook
+    def step(self) -> None:
+        if self.called > 0:
+            self.pending = self.called - 1
+        self.called += 1
+
+    def last(self) -> None:
+        if self.called == self.steps:
+            self.pending = self.steps - 1
 
     def read(self, module, args, output) -> None:
         if self.pending is None:
@@ -117,13 +130,29 @@ class StreamReader:
             self.streams[self.pending] = args[0].detach().float().clone()
         self.pending = None
 
+    def clear(self) -> None:
+        self.streams.clear()
+        self.called = 0
+
     def install(self, decoder, layers) -> list:
         from sglang.srt.layers.layernorm import RMSNorm
 
-        hooks = [layer.register_forward_pre_hook(self.arm(i - 1)) for i, layer in enumerate(layers) if i > 0]
-        hooks.append(layers[len(layers) - 1].register_forward_hook(self.arm(len(layers) - 1)))
-        hooks += [m.register_forward_hook(self.read) for m in decoder.modules() if isinstance(m, RMSNorm)]
-        return hooks
+        for layer in layers:
+            self.wrap(layer)
+        return [m.register_forward_hook(self.read) for m in decoder.modules() if isinstance(m, RMSNorm)]
+
+    def wrap(self, layer) -> None:
+        """Count the layer's calls through its forward, wrapped on the instance: a decoder that calls
+        `layer.forward(...)` (Nemotron-H) runs no module hooks, and `layer(...)` reaches the same wrapper."""
+        forward = layer.forward
+
+        def counted(*args, **kwargs):
+            self.step()
+            result = forward(*args, **kwargs)
+            self.last()
+            return result
+
+        layer.forward = counted
 
 
 def record_fused_output(layer, streams: dict, key: int) -> None:
@@ -146,7 +175,8 @@ def decode_and_compare(runner) -> dict:
     model = runner.model
     layers = model.model.layers
     hidden = model.config.hidden_size
-    reader = StreamReader()
+    steps = len(layers) * getattr(model.config, "num_loops", 1)
+    reader = StreamReader(steps)
     streams = reader.streams
     handed: list = []
 
@@ -170,16 +200,16 @@ def decode_and_compare(runner) -> dict:
                   "aux_max_diff_to_output_of": [{k: float((a.float() - s).abs().max())
                                                  for k, s in sorted(streams.items()) if a.shape == s.shape}
                                                 for a in aux]}
-        streams.clear()
+        reader.clear()
         handed.clear()
         return record
 
     try:
-        steps = decode_steps(runner, observe)
+        decoded = decode_steps(runner, observe)
     finally:
         for hook in hooks:
             hook.remove()
-    return {"num_layers": len(layers), "steps": steps}
+    return {"num_layers": len(layers), "layer_steps": steps, "steps": decoded}
 
 
 def main() -> None:
@@ -190,17 +220,37 @@ def main() -> None:
     parser.add_argument("--layer-ids", required=True, help="comma-separated, or none")
     parser.add_argument("--unfixed", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--stand-in-mixer", action="append", default=[],
+                        help="a mixer class of the module whose forward standins.stand_in_mixer replaces, or "
+                             "Class.method for the method of a layer that calls its mixer")
+    parser.add_argument("--absent-sinks", action="store_true",
+                        help="let the torch_native backend take sinks=None (standins.accept_absent_sinks)")
+    parser.add_argument("--placeholder-streams", action="store_true",
+                        help="let torch.cuda.Stream() be created on CPU (standins.placeholder_cuda_streams)")
+    parser.add_argument("--disable-radix-cache", action="store_true",
+                        help="as the server argument; SGLang's Mamba radix cache needs snapshot support on CPU")
     opts = parser.parse_args()
     layer_ids = None if opts.layer_ids == "none" else [int(x) for x in opts.layer_ids.split(",")]
     started = time.monotonic()
 
     import sglang
 
-    cls = getattr(importlib.import_module(f"sglang.srt.models.{opts.module}"), opts.cls)
+    module = importlib.import_module(f"sglang.srt.models.{opts.module}")
+    cls = getattr(module, opts.cls)
+    if opts.placeholder_streams:
+        standins.placeholder_cuda_streams()
+    if opts.absent_sinks:
+        from sglang.srt.layers.attention.torch_native_backend import TorchNativeAttnBackend
+
+        standins.accept_absent_sinks(TorchNativeAttnBackend)
+    for mixer in opts.stand_in_mixer:
+        owner, _, method = mixer.partition(".")
+        standins.stand_in_mixer(getattr(module, owner), method or "forward")
     calls: list = []
     record_calls(cls, MEMBERS, calls)
     args = server_args(opts.target, enable_return_aux_hidden_states=True, speculative_algorithm="EAGLE3",
-                       return_aux_hidden_state_layer_ids=layer_ids)
+                       return_aux_hidden_state_layer_ids=layer_ids,
+                       **({"disable_radix_cache": True} if opts.disable_radix_cache else {}))
     report = {"sglang": sglang.__version__, "torch": torch.__version__, "cuda": torch.cuda.is_available(),
               "layer_ids": layer_ids}
     try:
@@ -222,6 +272,7 @@ def main() -> None:
         report["get_embed_and_head"] = {"embed_is_models": embed is own_embed, "head_is_models": head is own_head,
                                         "embed_shape": list(embed.shape), "head_shape": list(head.shape)}
     report["forward"] = decode_and_compare(runner)
+    report["stood_in_calls"] = dict(standins.STOOD_IN_CALLS)
     report["unfixed"] = unfixed_report(opts.unfixed, opts.module, opts.cls, runner.model_config, layer_ids)
     report["wall_s"] = round(time.monotonic() - started, 1)
     opts.out.write_text(json.dumps(report, indent=2))

@@ -7,6 +7,9 @@ start-up calls set_eagle3_layers_to_capture (with the family's ids, and in a
 second run with None), then decode steps compare the aux hidden states handed
 to the logits processor with the output of every layer. The class as released
 is built beside it: it lacks the members, and the engine's own set-up refuses it.
+A hybrid family's sequence mixers whose kernels do not run on CPU are replaced by
+standins.stand_in_mixer where the family names them (docs/runtime.md): the comparison
+is made within one run, so it still tells the engine's layers from their neighbours.
 """
 
 from __future__ import annotations
@@ -46,6 +49,14 @@ class Family:
     outputs_none: tuple[int, ...]  # the same for set_eagle3_layers_to_capture(None)
     members: str  # who writes them: FIXER
     forward_edited: bool = False  # the released forward never hands aux on; the fixer edits it too
+    loops: int = 1  # times the decoder runs its stack per token (Nanbeige's num_loops); ids count layer steps
+    # mixers whose kernels cannot run on CPU, "Class" (its forward) or "Layer.method" (the layer's call of its mixer),
+    # replaced by standins.stand_in_mixer: the decoder, its layers' norms, residuals and capture stay SGLang's
+    stand_ins: tuple[str, ...] = ()
+    disable_radix_cache: bool = False  # SGLang's Mamba radix cache asserts snapshot support, absent on CPU
+    absent_sinks: bool = False  # the attention passes sinks=None, which torch_native's decode is let take
+    placeholder_streams: bool = False  # the decoder creates CUDA side streams it uses only on GPU paths
+    layers: int = 4  # in the tiny checkpoint
 
     @property
     def path(self) -> str:
@@ -72,19 +83,56 @@ FAMILIES = {
     # steps never call it
     "Qwen2VLForConditionalGeneration": Family("qwen2_vl", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1),
                                               FIXER, forward_edited=True),
+    # a loop model: the 4 layers run twice per token, steps 0..7, and the decoder captures the stream entering step
+    # k + 1. Id 5 is layer 1 in the second loop; None counts the steps (8): [1, 3, 4], step 3's output being the
+    # stream the second loop's first layer receives (folded and normed between the loops)
+    "NanbeigeForCausalLM": Family("nanbeige", (SET_LAYERS,), (0, 5), (0, 5), (1, 3, 4), FIXER, loops=2),
 }
-# Families whose decoders capture as one of the above does (the layer boundary takes the capture on entering
-# the layer), run only where EAGLELINT_RUNTIME_ALL_FAMILIES=1: each costs about 28 s of the test command
+# Run only where EAGLELINT_RUNTIME_ALL_FAMILIES=1, each about 28 to 38 s of the test command: families whose
+# decoders capture as one of the above does (the layer boundary takes the capture on entering the layer), and the
+# hybrid families, whose sequence mixers are stood in (docs/runtime.md), and MiMo-V2
 MORE_FAMILIES = {
     # captures on entering layer k + 1, and the last layer's output at the final norm: [0, 3] needs both
     "LagunaForCausalLM": Family("laguna", (SET_LAYERS,), (0, 3), (0, 3), (0, 1), FIXER),
-    # attention layers only (Granite 4.0 Micro's shape): a Mamba layer cannot run on CPU (docs/runtime.md)
+    # attention layers only (Granite 4.0 Micro's shape); with a Mamba layer it is not tried (docs/runtime.md)
     "GraniteMoeHybridForCausalLM": Family("granitemoehybrid", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 2), (0, 2), (0, 1),
                                           FIXER),
+    # Mamba-2, MLP, attention, MLP, one block a layer; the Mamba layer's call of its mixer is stood in. Captures the
+    # stream entering layer k + 1 (its boundary's capture_output), and after the last layer at the end
+    "NemotronHForCausalLM": Family("nemotron_h", (SET_LAYERS,), (0, 3), (0, 3), (0, 1), FIXER,
+                                   stand_ins=("NemotronHMambaDecoderLayer._forward_mamba",),
+                                   disable_radix_cache=True),
+    # short convolution, attention, convolution, attention; the convolutions stood in. The fixed member hands the
+    # decoder's own setter id + 1: the layer appends its input, and the decoder the last layer's output at the end
+    "Lfm2ForCausalLM": Family("lfm2", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1), FIXER,
+                              stand_ins=("Lfm2ShortConv",)),
+    # LFM2's decoder and member with a dense first layer then sparse MLPs (FusedMoE); the convolutions stood in
+    "Lfm2MoeForCausalLM": Family("lfm2_moe", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1), FIXER,
+                                 stand_ins=("Lfm2MoeShortConv",)),
+    # Kimi delta attention in layers 0 to 2 (stood in), NoPE MLA in layer 3. The decoder snapshots layer k's output
+    # after it runs, for k in its DSpark list: no shift, so [0, 3] (a + 1 would name a layer past the stack)
+    "KimiLinearForCausalLM": Family("kimi_linear", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 3), (0, 3), (0, 1), FIXER,
+                                    stand_ins=("KimiDeltaAttention",), disable_radix_cache=True),
+    # Kimi-K3's text model on the standard residual path (no attention-residual bank), KDA and MLA as Kimi-Linear.
+    # The fixed member fills the DSpark list, and this decoder takes layer k's output on entering layer k + 1
+    # (capture_gathered, asked for k) or at the final norm: no shift, so [0, 7]. Its side CUDA streams are created
+    # as placeholders and never used. 8 layers: it packs one slot per listed id, as MiMo-V2 does
+    "KimiK3LinearForCausalLM": Family("kimi_k3", (SET_LAYERS, GET_EMBED_AND_HEAD), (0, 7), (0, 7), (1, 3, 4), FIXER,
+                                      stand_ins=("KimiK3DeltaAttention",), disable_radix_cache=True,
+                                      placeholder_streams=True, layers=8),
+    # KDA in layers 0 to 2 (stood in), MLA in layer 3, one group of 4. Captures layer k's output on entering layer
+    # k + 1 (the boundary's capture there, where k is listed), and the last layer's at the final norm: no shift
+    "BailingMoeV3ForCausalLM": Family("bailing_moe_v3", (SET_LAYERS,), (0, 3), (0, 3), (0, 1), FIXER,
+                                      stand_ins=("BailingKDA",), disable_radix_cache=True),
+    # a full-attention layer then sliding ones; its attention passes sinks=None, which torch_native's decode is let
+    # take. Captures the stream entering layer k + 1 (capture_gathered), the last layer's output after the loop.
+    # 8 layers: its decoder packs one slot per listed id, and None's [1, n // 2 - 1, n - 4] names layer 1 twice
+    # with 4 ("RuntimeError: captured 2 of 3 aux hidden states"); with 8, [1, 3, 4]
+    "MiMoV2ForCausalLM": Family("mimo_v2", (SET_LAYERS,), (0, 7), (0, 7), (1, 3, 4), FIXER, absent_sinks=True,
+                                layers=8),
 }
 if os.environ.get("EAGLELINT_RUNTIME_ALL_FAMILIES") == "1":
     FAMILIES.update(MORE_FAMILIES)
-LAYERS = 4
 
 
 def prepare_tree(tree: Path) -> dict[str, str]:
@@ -125,10 +173,14 @@ def probe(release: dict, cls: str, mode: str) -> dict:
         ids = "none" if mode == "none" else ",".join(map(str, family.ids))
         out = root / f"report-{mode}.json"
         started = time.monotonic()
+        extra = [arg for name in family.stand_ins for arg in ("--stand-in-mixer", name)]
+        extra += ["--disable-radix-cache"] if family.disable_radix_cache else []
+        extra += ["--absent-sinks"] if family.absent_sinks else []
+        extra += ["--placeholder-streams"] if family.placeholder_streams else []
         report = run_child(release["python"], PROBE,
                            ["--module", family.module, "--cls", cls, "--target", str(root / "target"),
                             "--layer-ids", ids, "--unfixed", str(release["released"] / family.path),
-                            "--out", str(out)], out, release["tree"])
+                            "--out", str(out), *extra], out, release["tree"])
         report["probe_wall_s"] = round(time.monotonic() - started, 1)
         print(f"{cls} ({mode}): probe {report['probe_wall_s']} s")
         _REPORTS[key] = report
@@ -138,7 +190,7 @@ def probe(release: dict, cls: str, mode: str) -> dict:
 def write_checkpoint(python: Path, cls: str, root: Path) -> None:
     """The family's tiny checkpoint in root/target."""
     done = subprocess.run([str(python), str(RUNTIME_SCRIPTS / "tiny_checkpoints.py"), str(root),
-                           "--family", cls, "--layers", str(LAYERS)], capture_output=True, text=True)
+                           "--family", cls, "--layers", str(FAMILIES[cls].layers)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
 
 
@@ -198,14 +250,28 @@ def test_aux_states_handed_to_the_logits_processor_are_the_outputs_of_the_engine
     family = FAMILIES[cls]
     forward = started(probe(release, cls, mode), cls)["forward"]
     expected = [[k] for k in (family.outputs if mode == "ids" else family.outputs_none)]
-    assert forward["num_layers"] == LAYERS and len(forward["steps"]) == 3
+    assert forward["num_layers"] == family.layers and forward["layer_steps"] == family.layers * family.loops
+    assert len(forward["steps"]) == 3
     for step in forward["steps"]:
         assert step["mode"] == "DECODE" and step["capture_hidden_mode"] == "FULL"
-        assert step["layer_outputs_read"] == list(range(LAYERS))  # every layer's output was seen
+        assert step["layer_outputs_read"] == list(range(family.layers * family.loops))  # every step's output seen
         # each aux state equals exactly one layer's output, the engine's layer, in layer order
         assert step["aux_equals_output_of"] == expected, step["aux_max_diff_to_output_of"]
         assert step["aux_shapes"] == [[1, 64]] * len(expected)
         assert step["logits_shape"] == [1, 256] and step["logits_finite"] is True
+
+
+@pytest.mark.parametrize("mode", ["ids", "none"])
+@pytest.mark.parametrize("cls", FAMILIES)
+def test_only_the_named_mixers_are_stood_in_and_they_ran(cls, mode, release):
+    family = FAMILIES[cls]
+    calls = started(probe(release, cls, mode), cls)["stood_in_calls"]
+    module = f"sglang.srt.models.{family.module}"
+    expected = [f"{module}.{name}" + ("" if "." in name else ".forward") for name in family.stand_ins]
+    if family.absent_sinks:  # decode steps only
+        expected.append("sglang.srt.layers.attention.torch_native_backend.TorchNativeAttnBackend.forward_decode")
+    assert sorted(calls) == sorted(expected)
+    assert all(n > 0 and n % 3 == 0 for n in calls.values()), calls  # once per layer it serves and decode step
 
 
 @pytest.mark.parametrize("cls", FAMILIES)

@@ -21,6 +21,19 @@ Fn = ast.FunctionDef | ast.AsyncFunctionDef
 Path_ = tuple[str, ...]  # attributes from the served object: () is self, ("model",) is self.model
 
 
+def self_path(node: ast.AST, env: dict[str, Path_]) -> Path_ | None:
+    """The object path of `self.a.b` (("a", "b")), or of a local bound to one (`env`: the
+    locals bound to an object path, `self` to ()): what both chains call the object a member
+    writes on."""
+    names: list[str] = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id in env:
+        return env[node.id] + tuple(reversed(names))
+    return None
+
+
 @dataclass(frozen=True)
 class Place:
     cls: ClassEntity

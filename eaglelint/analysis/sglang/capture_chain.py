@@ -42,7 +42,7 @@ from functools import cache
 from pathlib import Path
 
 from ...packs import load_normal_truths
-from ..capture.links import Broken, Chain, Fn, Link, Methods, Path_, Place, Write
+from ..capture.links import Broken, Chain, Fn, Link, Methods, Path_, Place, Write, self_path
 from ..python.choices import held_classes, read_off_classes
 from ..python.normal_path import NormalPath, combined
 from ..python.presence import has_member
@@ -186,23 +186,12 @@ class _Read:
         self.unread += inner.unread
 
 
-def _self_path(node: ast.AST, env: dict[str, Path_]) -> Path_ | None:
-    """The object path of `self.a.b` (("a", "b")), or of a local bound to one."""
-    names: list[str] = []
-    while isinstance(node, ast.Attribute):
-        names.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name) and node.id in env:
-        return env[node.id] + tuple(reversed(names))
-    return None
-
-
 def _layer_object(node: ast.AST, env: dict[str, Path_], layers: dict[str, Path_]) -> Path_ | None:
     """The decoder path whose layer `node` is: `self.model.layers[i]`, or a local bound to one."""
     if isinstance(node, ast.Name) and node.id in layers:
         return layers[node.id]
     if isinstance(node, ast.Subscript):
-        path = _self_path(node.value, env)
+        path = self_path(node.value, env)
         if path and path[-1] == LAYER_CONTAINER:
             return path[:-1]
     return None
@@ -809,7 +798,7 @@ class CaptureChainAnalysis:
             if value is None or isinstance(value, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
                                                    ast.DictComp, ast.SetComp, ast.JoinedStr)):
                 continue
-            path = _self_path(value, {fn.args.args[0].arg: ()} if fn.args.args else {})
+            path = self_path(value, {fn.args.args[0].arg: ()} if fn.args.args else {})
             if not path:
                 return False
             owners = self.classes_at(served, path[:-1], {})
@@ -1350,7 +1339,7 @@ class _Walk:
         if isinstance(node, ast.Constant):
             return node.value is None
         if isinstance(node, ast.Attribute):
-            return _self_path(node, self.env) in self.none_attrs
+            return self_path(node, self.env) in self.none_attrs
         return isinstance(node, ast.Name) and node.id in self.nones
 
     def is_empty(self, node: ast.AST | None) -> bool:
@@ -1416,7 +1405,7 @@ class _Walk:
             return (name in self.nones) == isinstance(test.ops[0], ast.Is)
         if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "hasattr" \
                 and len(test.args) == 2 and _const(test.args[1]):
-            path = _self_path(test.args[0], self.env)
+            path = self_path(test.args[0], self.env)
             if path is not None:
                 classes = self.chain.classes_at(self.served, path, self.bound)
                 if classes:
@@ -1464,7 +1453,7 @@ class _Walk:
     def _iter_layers(self, node: ast.AST) -> Path_ | None:
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             node = node.value  # `self.model.layers[start:end]`: still the decoder's layers
-        path = _self_path(node, self.env)
+        path = self_path(node, self.env)
         if path and path[-1] == LAYER_CONTAINER:
             return path[:-1]
         return None
@@ -1494,7 +1483,7 @@ class _Walk:
             self.forget(target)
             return
         value = self.value(value) or value
-        path = _self_path(value, self.env)
+        path = self_path(value, self.env)
         if isinstance(value, ast.Name) and value.id in self.holders:
             path = None
         layer = _layer_object(value, self.env, self.layers)
@@ -1523,7 +1512,7 @@ class _Walk:
             # None may be the decoder's "default layers": what it makes of None is not read
             self.unknown(line, f"writes None to {ast.unparse(target)}")
         if isinstance(target, ast.Subscript):
-            path = _self_path(target.value, self.env)
+            path = self_path(target.value, self.env)
             if path:
                 # `self.model.layers_to_capture[:] = ids`, `self.model.capture[i] = True`: in place
                 whole = isinstance(target.slice, ast.Slice) and not (target.slice.lower or target.slice.upper
@@ -1539,7 +1528,7 @@ class _Walk:
         if layer is not None:
             self.out.writes.append(Write(layer, target.attr, True, place, empty, self.layer_offset(target.value)))
             return
-        path = _self_path(target.value, self.env)
+        path = self_path(target.value, self.env)
         if path is not None:
             classes = self.chain.classes_at(self.served, path, self.bound)
             if classes and all(self.chain.read_only(c, target.attr) for c in classes):
@@ -1622,7 +1611,7 @@ class _Walk:
         if layer is not None:
             self.unknown(call.lineno, f"calls {ast.unparse(func)} on a layer, which eaglelint does not follow")
             return
-        path = _self_path(func.value, self.env)
+        path = self_path(func.value, self.env)
         if path is None:
             if self._passes_tracked(call) or self.tracked(func.value):
                 self.unknown(call.lineno, f"calls {ast.unparse(func)}, which eaglelint does not follow")
@@ -1667,7 +1656,7 @@ class _Walk:
             place = Place(self.defined, call.lineno, self.place.what)
             empty = len(call.args) > 2 and self.is_empty(call.args[2])
             layer = _layer_object(call.args[0], self.env, self.layers)
-            path = _self_path(call.args[0], self.env)
+            path = self_path(call.args[0], self.env)
             if attr is None and self.tracked(call.args[0]):
                 self.unknown(call.lineno, "calls setattr with a name eaglelint cannot read")
             elif layer is not None:
@@ -1761,7 +1750,7 @@ class _Walk:
     def bind(self, param: str, arg: ast.AST, caller: _Walk) -> None:
         """A parameter bound to the caller's argument, as the caller knows it."""
         arg = caller.value(arg) or arg
-        path = _self_path(arg, caller.env)
+        path = self_path(arg, caller.env)
         layer = _layer_object(arg, caller.env, caller.layers)
         if path is not None:
             self.env[param] = path

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...packs import load_normal_truths
-from ..capture.links import Broken, Chain, Link, Methods, Place, Write
+from ..capture.links import Broken, Chain, Link, Methods, Path_, Place, Write, self_path
 from ..python.choices import held_classes
 from ..python.normal_path import NormalPath
 from ..python.resolve import ClassEntity, Resolver
@@ -53,7 +53,6 @@ MARKERS = ("_mark_language_model", "_mark_composite_model")  # SupportsMultiModa
 _DEPTH = 6
 
 Fn = ast.FunctionDef | ast.AsyncFunctionDef
-ObjPath = tuple[str, ...]  # attributes from the served object: () is the served object itself
 
 
 @dataclass
@@ -91,7 +90,7 @@ class VllmChainAnalysis:
         self._decoders: dict[ClassEntity, Collects] = {}
 
     # -- what an object is -----------------------------------------------------
-    def classes_at(self, served: ClassEntity, path: ObjPath) -> tuple[list[ClassEntity], list[str]]:
+    def classes_at(self, served: ClassEntity, path: Path_) -> tuple[list[ClassEntity], list[str]]:
         """Classes the object at path may be, in an instance of served, and why others are unknown."""
         classes, reasons = [served], []
         for attr in path:
@@ -108,7 +107,7 @@ class VllmChainAnalysis:
         return self.resolver.find_member(cls, name) is not None or any(
             name in self.resolver.info(c).self_assigns for c in self.resolver.mro(cls))
 
-    def marked(self, cls: ClassEntity) -> ObjPath | None:
+    def marked(self, cls: ClassEntity) -> Path_ | None:
         """What SupportsMultiModal's default get_language_model() returns: the child assigned
         inside `with self._mark_language_model(...)` (or `_mark_composite_model`), or the
         descendant of the class its `targets=`/`language_targets=` names."""
@@ -133,7 +132,7 @@ class VllmChainAnalysis:
                     return self._target_under(cls, (attr,), target) if target else (attr,)
         return None
 
-    def _target_under(self, cls: ClassEntity, path: ObjPath, target: str) -> ObjPath | None:
+    def _target_under(self, cls: ClassEntity, path: Path_, target: str) -> Path_ | None:
         """path, or the attribute one level under it, whose class is `target` (or derives from it)."""
         classes, _ = self.classes_at(cls, path)
         if any(target in {c.qualname for c in self.resolver.mro(k)} for k in classes):
@@ -173,7 +172,7 @@ class VllmChainAnalysis:
         broken: list[Broken] = []
         unknown = list(effect.unknown)
         decoder = None
-        by_path: dict[ObjPath, list[Write]] = {}
+        by_path: dict[Path_, list[Write]] = {}
         for w in effect.writes:
             by_path.setdefault(w.path, []).append(w)
         if not by_path and not unknown:
@@ -216,7 +215,7 @@ class VllmChainAnalysis:
                                          f"{given}", place, None, fails=True)
         return None
 
-    def _run(self, served: ClassEntity, defined: ClassEntity, name: str, path: ObjPath, out: Effect,
+    def _run(self, served: ClassEntity, defined: ClassEntity, name: str, path: Path_, out: Effect,
              depth: int) -> None:
         """One run of `defined.name` with self at `path` and its first argument the layers."""
         if depth > _DEPTH:
@@ -292,7 +291,7 @@ class VllmChainAnalysis:
         node = self.methods.method_node(member.owner, name, positions=True)
         return (member.owner, node) if node is not None else None
 
-    def _links_de(self, served: ClassEntity, path: ObjPath, cls: ClassEntity,
+    def _links_de(self, served: ClassEntity, path: Path_, cls: ClassEntity,
                   writes: list[Write]) -> Broken | str | None:
         capture = self.decoder(cls)
         obj = "self." + ".".join(path) if path else "self"
@@ -323,7 +322,7 @@ class VllmChainAnalysis:
         return dropped
 
     # -- e, on the way up: every forward between the decoder and the engine ------
-    def passes_on(self, holder: ClassEntity, path: ObjPath, start: int = 0, depth: int = 0) -> Place | str | None:
+    def passes_on(self, holder: ClassEntity, path: Path_, start: int = 0, depth: int = 0) -> Place | str | None:
         """None where holder's forward returns what the object at path returns; the forward
         (a Place) where it plainly keeps only part of it; a reason where that cannot be told."""
         found = self._forward(holder, start)
@@ -375,17 +374,6 @@ def _targets(node: ast.AST) -> list[ast.AST]:
     return []
 
 
-def _path_of(node: ast.AST, env: dict[str, ObjPath]) -> ObjPath | None:
-    """The object path of `self.a.b`, or of a local bound to one."""
-    names: list[str] = []
-    while isinstance(node, ast.Attribute):
-        names.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name) and node.id in env:
-        return env[node.id] + tuple(reversed(names))
-    return None
-
-
 def _const(node: ast.AST | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
@@ -393,18 +381,18 @@ def _const(node: ast.AST | None) -> str | None:
 class _SetterWalk:
     """One run of a setter body: the objects locals stand for, what reaches them, what raises."""
 
-    def __init__(self, chain: VllmChainAnalysis, served: ClassEntity, defined: ClassEntity, path: ObjPath,
+    def __init__(self, chain: VllmChainAnalysis, served: ClassEntity, defined: ClassEntity, path: Path_,
                  out: Effect, depth: int, place: Place, self_name: str, layers: set[str]):
         self.chain, self.served, self.defined, self.out, self.depth, self.place = \
             chain, served, defined, out, depth, place
-        self.env: dict[str, ObjPath] = {self_name: path}
+        self.env: dict[str, Path_] = {self_name: path}
         self.layers = layers  # locals holding the engine's layers, or what is made of them
         self.undecided = 0  # enclosing conditions the walk cannot decide
 
     def at(self, line: int) -> Place:
         return Place(self.defined, line, self.place.what)
 
-    def classes(self, path: ObjPath) -> list[ClassEntity]:
+    def classes(self, path: Path_) -> list[ClassEntity]:
         return self.chain.classes_at(self.served, path)[0]
 
     def block(self, stmts: list[ast.stmt]) -> bool:
@@ -464,10 +452,10 @@ class _SetterWalk:
         where = ", ".join(f"{c.qualname} ({Path(c.path).name}:{self.chain.resolver.info(c).line})" for c in classes)
         return f", and {'.'.join(('self', *obj))} is {where}"
 
-    def value(self, node: ast.AST) -> ObjPath | None:
+    def value(self, node: ast.AST) -> Path_ | None:
         """The object an expression stands for: `self.x`, `self.get_language_model()`,
         `getattr(obj, "model", obj)`."""
-        path = _path_of(node, self.env)
+        path = self_path(node, self.env)
         if path is not None:
             return path
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
@@ -480,12 +468,12 @@ class _SetterWalk:
                 return (*obj, _const(node.args[1]) or "")
             return obj if has == {False} else None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args:
-            obj = _path_of(node.func.value, self.env)
+            obj = self_path(node.func.value, self.env)
             if obj is not None:
                 return self.returned(obj, node.func.attr)
         return None
 
-    def returned(self, obj: ObjPath, name: str) -> ObjPath | None:
+    def returned(self, obj: Path_, name: str) -> Path_ | None:
         """What `obj.name()` returns, as an object path: its body's `return self.x`, or, for
         SupportsMultiModal's default get_language_model(), the child it marks."""
         paths = set()
@@ -495,7 +483,7 @@ class _SetterWalk:
                 return None
             owner, fn = found
             returns = [r.value for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None]
-            inner = {_path_of(r, {fn.args.args[0].arg: obj}) if fn.args.args else None for r in returns}
+            inner = {self_path(r, {fn.args.args[0].arg: obj}) if fn.args.args else None for r in returns}
             if len(inner) == 1 and None not in inner:
                 paths |= inner
                 continue
@@ -539,7 +527,7 @@ class _SetterWalk:
                 self.layers.add(target.id)
             return
         if isinstance(target, ast.Attribute) and self.mentions_layers(value):
-            obj = _path_of(target.value, self.env)
+            obj = self_path(target.value, self.env)
             if obj is not None:
                 self.out.writes.append(Write(obj, target.attr, False, self.at(line)))
         elif isinstance(target, ast.Subscript) and (self.mentions_layers(value) or self.mentions_layers(target)):
@@ -597,7 +585,7 @@ class _SetterWalk:
             if member is not None and member.function is not None:
                 self.chain._run(self.served, member.owner, func.attr, obj, self.out, self.depth + 1)
 
-    def env_self(self) -> ObjPath:
+    def env_self(self) -> Path_:
         return next(iter(self.env.values()))
 
 
@@ -793,11 +781,11 @@ class _ForwardReturns:
     the first part of it (`h, _ = self.model(...)`, `self.model(...)[0]`); ("other", ())
     for anything else."""
 
-    def __init__(self, fn: Fn, path: ObjPath):
+    def __init__(self, fn: Fn, path: Path_):
         self.path = path
-        self.carriers: dict[str, tuple[str, ObjPath]] = {}  # `out = self.model(...)`: names holding it whole
-        self.first: dict[str, tuple[str, ObjPath]] = {}  # `h, aux = out`, `out[0]`: its first part
-        self.rest: dict[str, tuple[str, ObjPath]] = {}  # `h, aux = out`: the parts after the first
+        self.carriers: dict[str, tuple[str, Path_]] = {}  # `out = self.model(...)`: names holding it whole
+        self.first: dict[str, tuple[str, Path_]] = {}  # `h, aux = out`, `out[0]`: its first part
+        self.rest: dict[str, tuple[str, Path_]] = {}  # `h, aux = out`: the parts after the first
         other: set[str] = set()
         for n in ast.walk(fn):
             if not isinstance(n, (ast.Assign, ast.AnnAssign)) or n.value is None:
@@ -820,15 +808,15 @@ class _ForwardReturns:
             self.carriers.pop(name, None)
             self.first.pop(name, None)
         normal = NormalPath(load_normal_truths("vllm"), nonempty=self.rest, pairs=self.carriers)
-        self.verdicts: list[tuple[str, ObjPath]] = [self._of(v) for r in normal.returns(fn.body)
+        self.verdicts: list[tuple[str, Path_]] = [self._of(v) for r in normal.returns(fn.body)
                                                     for v in _branches(r.ret.value)]
 
-    def _made(self, node: ast.AST) -> tuple[str, ObjPath] | None:
+    def _made(self, node: ast.AST) -> tuple[str, Path_] | None:
         if isinstance(node, ast.Name) and node.id in self.carriers:
             return self.carriers[node.id]
         return self._call(node)
 
-    def _call(self, node: ast.AST) -> tuple[str, ObjPath] | None:
+    def _call(self, node: ast.AST) -> tuple[str, Path_] | None:
         """`self.a.b(...)` / `self.a.b.forward(...)` on a prefix of path; `super().forward(...)`."""
         if not isinstance(node, ast.Call):
             return None
@@ -848,7 +836,7 @@ class _ForwardReturns:
             return ("call", self.path[len(called):])
         return None
 
-    def _of(self, value: ast.AST | None) -> tuple[str, ObjPath]:
+    def _of(self, value: ast.AST | None) -> tuple[str, Path_]:
         made = self._made(value) if value is not None else None
         if made is not None:
             return made

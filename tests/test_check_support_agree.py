@@ -178,3 +178,14 @@ def test_0_5_23_a_delegation_that_leaves_the_forwards_path_broken_is_not_support
     assert "eaglelint fix delegates" in row.detail and "EGL022" in row.detail
     codes = {c for c, _, _ in release.codes("sarashina2_vision.py", "Sarashina2VisionForCausalLM")}
     assert {"EGL001", "EGL022"} <= codes
+
+
+def test_0_5_9_a_delegation_that_leaves_a_member_no_fix_writes_is_not_supported(releases):
+    """NemotronH_Nano_VL_V2 lacks get_embed_and_head (EGL001: its language_model, NemotronH,
+    has it) and set_eagle3_layers_to_capture, which NemotronHForCausalLM lacks too: 0.5.9's
+    NemotronHModel.forward (nemotron_h.py:588) collects no aux hidden states. The delegation
+    leaves the capture member missing: not supported, before the fix as after it."""
+    release = releases("0.5.9")
+    row = release.row("nano_nemotron_vl.py", "NemotronH_Nano_VL_V2")
+    assert row.status == NOT_SUPPORTED
+    assert "delegate get_embed_and_head" in row.detail and "nemotron_h.py:588" in row.detail

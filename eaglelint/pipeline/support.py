@@ -363,8 +363,13 @@ class Judge:
                                   f"self.{gaps[0].wrapper_attribute}, but {aux[0].code}: {aux[0].sentence}", \
                 _codes(gaps + aux)
         if gaps:
-            return FIXABLE, f"delegate {', '.join(_methods(gaps))} to self.{gaps[0].wrapper_attribute}", \
-                _codes(gaps)
+            delegate = f"delegate {', '.join(_methods(gaps))} to self.{gaps[0].wrapper_attribute}"
+            uncovered = [m for m in members if m not in _methods(gaps) and not has_member(self.resolver, entry, m)]
+            rest = self._decided(entry, (*self._without_finding(entry, uncovered), ())) if uncovered else None
+            if rest is not None and rest[0] in (NOT_SUPPORTED, UNKNOWN):
+                # what the delegations leave it lacking decides (the language model held lacks it too)
+                return rest[0], f"eaglelint fix can {delegate}, but it {rest[1]}", _codes(gaps)
+            return FIXABLE, delegate, _codes(gaps)
         missing = [m for m in members if not has_member(self.resolver, entry, m)]
         if aux and not missing:
             return NOT_SUPPORTED, f"has the members, but {aux[0].code}: {aux[0].sentence}", _codes(aux)

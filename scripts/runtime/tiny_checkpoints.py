@@ -12,6 +12,7 @@ the real model. Needs torch and safetensors; never imports SGLang.
 
     python scripts/runtime/tiny_checkpoints.py OUT_DIR [--layers 5] [--aux-layer-ids 1,2,3]
     python scripts/runtime/tiny_checkpoints.py OUT_DIR --family Glm4ForCausalLM [--layers 4]   # OUT_DIR/target
+    python scripts/runtime/tiny_checkpoints.py OUT_DIR --family Glm4ForCausalLM --draft-config 0,2  # + OUT/draft-0,2
 """
 
 from __future__ import annotations
@@ -114,6 +115,17 @@ FAMILY_CONFIG = {
         "vision_start_token_id": 250, "vision_end_token_id": 251, "image_token_id": 252, "video_token_id": 253,
         "vision_config": {"depth": 1, "embed_dim": 32, "mlp_ratio": 2, "num_heads": 2, "in_chans": 3,
                           "hidden_size": 64, "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2}},
+    # Qwen3-VL (SGLang 0.5.9's run): the text model (Qwen3: q/k norms, no bias; interleaved multimodal RoPE) under
+    # `text_config`, and a one-block vision tower of width 32 (patch 16, 2x2 merge into the text width, one deepstack
+    # merger), published names (`model.language_model.*`, `model.visual.*`, `lm_head`)
+    "Qwen3VLForConditionalGeneration": {
+        "model_type": "qwen3_vl", "text_config": {"model_type": "qwen3_vl_text", "rope_scaling": {
+            "rope_type": "default", "mrope_section": [2, 3, 3], "mrope_interleaved": True}},
+        "vision_start_token_id": 250, "vision_end_token_id": 251, "image_token_id": 252, "video_token_id": 253,
+        "vision_config": {"model_type": "qwen3_vl", "depth": 1, "hidden_size": 32, "intermediate_size": 64,
+                          "num_heads": 2, "in_channels": 3, "patch_size": 16, "spatial_merge_size": 2,
+                          "temporal_patch_size": 2, "out_hidden_size": 64, "num_position_embeddings": 16,
+                          "deepstack_visual_indexes": [0], "hidden_act": "gelu_pytorch_tanh"}},
     # Nanbeige (loop model): a Llama-shaped stack run twice per token (num_loops 2), the residual folded in and the
     # final norm applied between the loops (skip_loop_final_norm false, the config's default)
     "NanbeigeForCausalLM": {"model_type": "nanbeige", "num_loops": 2, "skip_loop_final_norm": False},
@@ -189,7 +201,13 @@ def family_config(family: str, layers: int = 4) -> dict:
         config |= {"hybrid_layer_pattern": [0] + [1] * (layers - 1), "moe_layer_freq": [0] * layers}
     if family in ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"):
         config |= {"layer_types": ["conv", "full_attention"] * (layers // 2) + ["conv"] * (layers % 2)}
+    if family in NESTED_TEXT:  # the text model's keys under text_config, as published
+        text = {k: config.pop(k) for k in FAMILY_BASE if k not in ("tie_word_embeddings", "torch_dtype")}
+        config["text_config"] = dict(text, num_hidden_layers=layers, **config["text_config"])
     return config
+
+
+NESTED_TEXT = ("Qwen3VLForConditionalGeneration",)
 
 
 def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
@@ -197,6 +215,8 @@ def family_shapes(config: dict) -> dict[str, tuple[int, ...]]:
     family = config["architectures"][0]
     if family in OWN_LAYOUT:
         return OWN_LAYOUT[family](config)
+    if family in NESTED_TEXT:
+        return qwen3_vl_shapes(config)
     h, hd = config["hidden_size"], config["head_dim"]
     q, kv = config["num_attention_heads"] * hd, config["num_key_value_heads"] * hd
     out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (config["vocab_size"], h),
@@ -421,6 +441,44 @@ def qwen2_vision_shapes(v: dict) -> dict[str, tuple[int, ...]]:
     return out
 
 
+def qwen3_vl_shapes(config: dict) -> dict[str, tuple[int, ...]]:
+    """Qwen3-VL: a Qwen3 text model under `model.language_model.` (q/k norms, no bias) and its vision tower under
+    `model.visual.` (patch embedding with bias, learned position embedding, blocks, merger, deepstack mergers)."""
+    c, v = config["text_config"], config["vision_config"]
+    h, hd = c["hidden_size"], c["head_dim"]
+    q, kv = c["num_attention_heads"] * hd, c["num_key_value_heads"] * hd
+    t = "model.language_model."
+    out: dict[str, tuple[int, ...]] = {t + "embed_tokens.weight": (c["vocab_size"], h), t + "norm.weight": (h,),
+                                       "lm_head.weight": (c["vocab_size"], h)}
+    for i in range(c["num_hidden_layers"]):
+        p = f"{t}layers.{i}."
+        out |= {p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,),
+                p + "self_attn.q_proj.weight": (q, h), p + "self_attn.k_proj.weight": (kv, h),
+                p + "self_attn.v_proj.weight": (kv, h), p + "self_attn.o_proj.weight": (h, q),
+                p + "self_attn.q_norm.weight": (hd,), p + "self_attn.k_norm.weight": (hd,)}
+        out |= _mlp(p + "mlp.", h, c["intermediate_size"])
+    e, ps, inner = v["hidden_size"], v["patch_size"], v["intermediate_size"]
+    merged = e * v["spatial_merge_size"] ** 2
+    a = "model.visual."
+    out |= {a + "patch_embed.proj.weight": (e, v["in_channels"], v["temporal_patch_size"], ps, ps),
+            a + "patch_embed.proj.bias": (e,), a + "pos_embed.weight": (v["num_position_embeddings"], e)}
+    for i in range(v["depth"]):
+        p = f"{a}blocks.{i}."
+        out |= {p + "norm1.weight": (e,), p + "norm1.bias": (e,), p + "norm2.weight": (e,), p + "norm2.bias": (e,),
+                p + "attn.qkv.weight": (3 * e, e), p + "attn.qkv.bias": (3 * e,),
+                p + "attn.proj.weight": (e, e), p + "attn.proj.bias": (e,),
+                p + "mlp.linear_fc1.weight": (inner, e), p + "mlp.linear_fc1.bias": (inner,),
+                p + "mlp.linear_fc2.weight": (e, inner), p + "mlp.linear_fc2.bias": (e,)}
+    mergers = {"merger.": e, **{f"deepstack_merger_list.{i}.": merged
+                                for i in range(len(v["deepstack_visual_indexes"]))}}
+    for p, norm in mergers.items():  # the deepstack mergers norm after the 2x2 shuffle, the main one before
+        out |= {a + p + "norm.weight": (norm,), a + p + "norm.bias": (norm,),
+                a + p + "linear_fc1.weight": (merged, merged), a + p + "linear_fc1.bias": (merged,),
+                a + p + "linear_fc2.weight": (v["out_hidden_size"], merged),
+                a + p + "linear_fc2.bias": (v["out_hidden_size"],)}
+    return out
+
+
 def eagle3_config(aux_layer_ids: list[int]) -> dict:
     return dict(DRAFT, eagle_config={"use_aux_hidden_state": True,
                                      "eagle_aux_hidden_state_layer_ids": list(aux_layer_ids)})
@@ -536,6 +594,17 @@ def write_family(directory: Path, family: str, layers: int = 4, seed: int = 0) -
     return write(directory, config, random_tensors(family_shapes(config), seed))
 
 
+def write_draft_config(directory: Path, aux_layer_ids: list[int] | None) -> Path:
+    """An EAGLE-3 draft's config.json alone, naming `aux_layer_ids` (None: an eagle_config that names no ids).
+    SGLang 0.5.9's ModelRunner reads the target's aux ids from it and builds nothing else of the draft."""
+    config = eagle3_config(aux_layer_ids or [])
+    if aux_layer_ids is None:
+        del config["eagle_config"]["eagle_aux_hidden_state_layer_ids"]
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    return directory
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
@@ -545,9 +614,15 @@ def main() -> None:
     parser.add_argument("--aux-layer-ids", default="1,2,3")
     parser.add_argument("--family", choices=sorted(FAMILY_CONFIG),
                         help="write only a target of this family (OUT/target), no draft")
+    parser.add_argument("--draft-config", metavar="IDS|none",
+                        help="with --family: also an EAGLE-3 draft's config.json alone (OUT/draft-IDS), naming "
+                             "these aux ids, or none")
     args = parser.parse_args()
     if args.family:
         print(write_family(args.out / "target", args.family, args.layers))
+        if args.draft_config:
+            ids = None if args.draft_config == "none" else [int(x) for x in args.draft_config.split(",")]
+            print(write_draft_config(args.out / f"draft-{args.draft_config}", ids))
         return
     target = write_kimi_k25(args.out / "target", args.layers)
     draft = write_eagle3(args.out / "draft", [int(x) for x in args.aux_layer_ids.split(",")])

@@ -1,11 +1,13 @@
-"""Start one served class of SGLang 0.5.23 on CPU as an aux-capturing engine and report what it captures.
+"""Start one served class of SGLang 0.5.23 or 0.5.9 on CPU as an aux-capturing engine and report what it captures.
 
-Run by tests/runtime/test_runtime_capture_families.py in the 0.5.23 runtime venv,
+Run by tests/runtime/test_runtime_capture_families.py (and _0_5_9.py) in the release's runtime venv,
 with a copy of the package first on sys.path and SGLANG_USE_CPU_ENGINE=1.
-The engine is started with `enable_return_aux_hidden_states` and the EAGLE-3
+On 0.5.23 the engine is started with `enable_return_aux_hidden_states` and the EAGLE-3
 convention (SGLang's capture without a draft), so SGLang's own start-up,
 `configure_aux_hidden_state_capture`, calls `set_eagle3_layers_to_capture`
-with the given ids, or with None when none are given. Then a few decode steps:
+with the given ids, or with None when none are given. 0.5.9 has no such switch: it is
+started as an EAGLE-3 engine with a draft (--draft) whose config names the ids or none,
+and its `ModelRunner.initialize` makes the call. Then a few decode steps:
 the aux hidden states handed to the logits processor are compared with the
 residual stream after each layer, read by hooks (the stream entering the next
 layer's input norm, or the final norm for the last layer). The class as
@@ -14,7 +16,7 @@ not run on CPU is replaced, where named (--stand-in-mixer), by
 standins.stand_in_mixer; nothing else of the model is.
 
     python probe_capture.py --module glm4 --cls Glm4ForCausalLM --target DIR --layer-ids none|0,2 \
-        --unfixed glm4.py --out report.json [--stand-in-mixer Lfm2ShortConv] [--disable-radix-cache]
+        --unfixed glm4.py --out report.json [--stand-in-mixer Lfm2ShortConv] [--disable-radix-cache] [--draft DIR]
 """
 
 from __future__ import annotations
@@ -55,11 +57,8 @@ def capture_state(model) -> dict:
 
 def unfixed_report(path: Path, module: str, cls_name: str, model_config, layer_ids) -> dict:
     """The released class, imported from its own file beside the copy: which members it lacks, and what the
-    engine's own capture set-up does with it."""
-    from sglang.srt.model_executor.model_runner_components.attention_backend_setup import (
-        configure_aux_hidden_state_capture,
-    )
-
+    engine's own capture set-up does with it (0.5.23's configure_aux_hidden_state_capture; 0.5.9 calls the member
+    inline in ModelRunner.initialize, so there the test starts the release itself)."""
     spec = importlib.util.spec_from_file_location(f"sglang.srt.models._{module}_unfixed", path)
     loaded = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(loaded)
@@ -71,6 +70,13 @@ def unfixed_report(path: Path, module: str, cls_name: str, model_config, layer_i
             members[name] = None
         except AttributeError as exc:
             members[name] = f"AttributeError: {exc}"
+    if importlib.util.find_spec("sglang.srt.model_executor.model_runner_components") is None:  # 0.5.9
+        return {"file": loaded.__file__, "members": members, "capture": capture_state(model),
+                "unloaded_params": unloaded}
+    from sglang.srt.model_executor.model_runner_components.attention_backend_setup import (
+        configure_aux_hidden_state_capture,
+    )
+
     try:
         configure_aux_hidden_state_capture(model=model, eagle_use_aux_hidden_state=True,
                                            eagle_aux_hidden_state_layer_ids=layer_ids,
@@ -219,6 +225,9 @@ def main() -> None:
     parser.add_argument("--target", type=Path, required=True)
     parser.add_argument("--layer-ids", required=True, help="comma-separated, or none")
     parser.add_argument("--unfixed", type=Path, required=True)
+    parser.add_argument("--draft", type=Path,
+                        help="(0.5.9) an EAGLE-3 draft's folder: 0.5.9's ModelRunner reads the aux ids from its "
+                             "config; --layer-ids then only says what the test expects")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--stand-in-mixer", action="append", default=[],
                         help="a mixer class of the module whose forward standins.stand_in_mixer replaces, or "
@@ -227,6 +236,9 @@ def main() -> None:
                         help="let the torch_native backend take sinks=None (standins.accept_absent_sinks)")
     parser.add_argument("--placeholder-streams", action="store_true",
                         help="let torch.cuda.Stream() be created on CPU (standins.placeholder_cuda_streams)")
+    parser.add_argument("--skip-kv-copy-warmup", action="store_true",
+                        help="(0.5.9) build the MHA KV pool without its Triton KV-copy warm-up "
+                             "(standins.skip_kv_copy_warmup)")
     parser.add_argument("--disable-radix-cache", action="store_true",
                         help="as the server argument; SGLang's Mamba radix cache needs snapshot support on CPU")
     opts = parser.parse_args()
@@ -239,6 +251,10 @@ def main() -> None:
     cls = getattr(module, opts.cls)
     if opts.placeholder_streams:
         standins.placeholder_cuda_streams()
+    if opts.skip_kv_copy_warmup:
+        from sglang.srt.mem_cache.memory_pool import MHATokenToKVPool
+
+        standins.skip_kv_copy_warmup(MHATokenToKVPool)
     if opts.absent_sinks:
         from sglang.srt.layers.attention.torch_native_backend import TorchNativeAttnBackend
 
@@ -248,9 +264,12 @@ def main() -> None:
         standins.stand_in_mixer(getattr(module, owner), method or "forward")
     calls: list = []
     record_calls(cls, MEMBERS, calls)
-    args = server_args(opts.target, enable_return_aux_hidden_states=True, speculative_algorithm="EAGLE3",
-                       return_aux_hidden_state_layer_ids=layer_ids,
-                       **({"disable_radix_cache": True} if opts.disable_radix_cache else {}))
+    extra = {"disable_radix_cache": True} if opts.disable_radix_cache else {}
+    if opts.draft is not None:  # 0.5.9: an EAGLE-3 engine, its aux ids named by the draft's config
+        args = server_args(opts.target, opts.draft, **extra)
+    else:
+        args = server_args(opts.target, enable_return_aux_hidden_states=True, speculative_algorithm="EAGLE3",
+                           return_aux_hidden_state_layer_ids=layer_ids, **extra)
     report = {"sglang": sglang.__version__, "torch": torch.__version__, "cuda": torch.cuda.is_available(),
               "layer_ids": layer_ids}
     try:

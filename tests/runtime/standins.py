@@ -41,6 +41,11 @@ Why each one, and why it cannot hide a broken model class:
   the backends that run here only intel_amx (sgl_kernel's CPU build, an AMX
   processor) accepts the keyword. None means no sinks, so dropping it computes
   the same; a real sink tensor raises.
+- skip_kv_copy_warmup: SGLang 0.5.9's MHA KV pool, built for a speculative
+  engine, warms up its KV-copy kernel (`memory_pool.py:789`,
+  `copy_all_layer_kv_cache_tiled`, Triton: "0 active drivers"). Only EAGLE's
+  verify step copies KV entries; the warm-up is skipped and the copy left unset,
+  so that step would fail with SGLang's own assertion.
 No other SGLang model, layer or config code is replaced.
 """
 
@@ -135,6 +140,19 @@ def accept_absent_sinks(backend: type) -> None:
             return _original(self, *args, **kwargs)
 
         setattr(backend, name, forward)
+
+
+def skip_kv_copy_warmup(pool: type) -> None:
+    """Let `pool` (0.5.9's MHATokenToKVPool) be built with EAGLE's KV copy asked for, without the Triton warm-up
+    launch: the copy is left unset, as without speculative decoding, so a use of it (EAGLE's move_kv_cache) fails
+    with SGLang's own assertion. The pools that skipped it are counted in STOOD_IN_CALLS."""
+    counted = f"{pool.__module__}.{pool.__qualname__}._init_kv_copy_and_warmup"
+
+    def init(self) -> None:
+        STOOD_IN_CALLS[counted] = STOOD_IN_CALLS.get(counted, 0) + 1
+        self._kv_copy_config = None
+
+    pool._init_kv_copy_and_warmup = init
 
 
 class _PlaceholderStream:

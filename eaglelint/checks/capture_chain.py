@@ -71,13 +71,7 @@ def _hook_classes(context: Context, index: ClassIndex) -> set[bytes]:
                 imported[path] = _model_imports(index.raws[path])
             if base in imported[path]:
                 names.add(sub)
-    todo = list(names)
-    while todo:
-        for sub, _ in index.subclasses.get(todo.pop(), []):
-            if sub not in names:
-                names.add(sub)
-                todo.append(sub)
-    return names
+    return index.subclosure(names)
 
 
 def _hook_names(context: Context) -> set[bytes]:

@@ -42,6 +42,16 @@ class ClassIndex:
                 for base in set(_WORD.findall(m.group(2) or b"")):
                     self.subclasses.setdefault(base, []).append((m.group(1), path))
 
+    def subclosure(self, names: set[bytes]) -> set[bytes]:
+        """`names` and every class that names one of them among its bases, transitively."""
+        found, todo = set(names), list(names)
+        while todo:
+            for sub, _ in self.subclasses.get(todo.pop(), []):
+                if sub not in found:
+                    found.add(sub)
+                    todo.append(sub)
+        return found
+
     def registered_anywhere(self) -> frozenset[bytes]:
         """The words after `EntryClass` in any of the files (found once): a class defined in one
         file (a subpackage's module) may be registered by another (`EntryClass += [Cls]`)."""

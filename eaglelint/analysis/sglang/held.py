@@ -70,9 +70,9 @@ class HeldIndex:
 
     def __init__(self, raws: dict[Path, bytes], members: tuple[str, ...], draft_members: tuple[str, ...] = ()):
         self.index = index = ClassIndex(raws)
-        defines = {m: _subclosure(index, _defining(index, m)) for m in members}
-        headed = _subclosure(index, {n for path, raw in raws.items() for n, s, e in index.by_path.get(path, [])
-                                     if n.endswith(b"ForCausalLM") or any(raw.find(h, s, e) >= 0 for h in _HEADS)})
+        defines = {m: index.subclosure(_defining(index, m)) for m in members}
+        headed = index.subclosure({n for path, raw in raws.items() for n, s, e in index.by_path.get(path, [])
+                                   if n.endswith(b"ForCausalLM") or any(raw.find(h, s, e) >= 0 for h in _HEADS)})
         self.providers = frozenset(set().union(*defines.values()) & headed)
         self.draft_providers = frozenset(set().union(*(defines[m] for m in draft_members)) & headed)
         # drafts that define or inherit (by name) every draft-side member: nothing to ask of them
@@ -197,17 +197,6 @@ def _defining(index: ClassIndex, member: str) -> set[bytes]:
                 if i >= 0 and at < spans[i][2]:
                     found.add(spans[i][0])
                 at = raw.find(needle, at + 1)
-    return found
-
-
-def _subclosure(index: ClassIndex, names: set[bytes]) -> set[bytes]:
-    """`names` and every class that names one of them among its bases, transitively."""
-    found, todo = set(names), list(names)
-    while todo:
-        for sub, _ in index.subclasses.get(todo.pop(), []):
-            if sub not in found:
-                found.add(sub)
-                todo.append(sub)
     return found
 
 

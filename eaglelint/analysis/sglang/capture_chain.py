@@ -1933,7 +1933,7 @@ class _ForwardReader:
         # sits in a loop (over the layers) or after it (the final state)
         self.tests: set[tuple[frozenset[str], frozenset[str], bool]] = set()
         self.soft_flags: set[str] = set()  # flags read as `getattr(layer, "flag", False)`: absent is unset
-        self._loop_spans: list[tuple[int, int]] | None = None
+        self._loops: list[ast.For | ast.AsyncFor] | None = None  # the for loops of the forward, listed once
         self.nodes = nodes_of(fn)  # one walk, read by every pass below
         assigned: dict[str, list[ast.AST]] = {}
         for n in self.nodes:
@@ -1972,7 +1972,7 @@ class _ForwardReader:
                     if attrs or flags:
                         self.attrs |= attrs
                         self.flags |= flags
-                        self.tests.add((frozenset(attrs), frozenset(flags), self._in_loop(feed)))
+                        self.tests.add((frozenset(attrs), frozenset(flags), bool(self._loops_around(feed))))
                         self.test_line = self.test_line or getattr(test, "lineno", 0)
                         break
             # a local fed under no test that no return mentions (`zero_allocator` handed to each
@@ -2082,8 +2082,7 @@ class _ForwardReader:
         is handed to the layer call itself, for the layer's forward to decide; "" where not that
         plain (a layer call on each side of the capture, or several that it is handed to)."""
         line = getattr(feed, "lineno", 0)
-        loops = [n for n in self.nodes if isinstance(n, (ast.For, ast.AsyncFor)) and n.lineno <= line
-                 <= (n.end_lineno or 0)]
+        loops = self._loops_around(feed)
         if not loops and tests and (not self.helper or isinstance(feed, ast.Name)):
             return "outside"  # (in a helper, the list handed on or returned: its capture is judged where it is)
         if not loops or not tests:
@@ -2174,12 +2173,12 @@ class _ForwardReader:
         return isinstance(node, ast.Name) and (node.id in self.aux or node.id in self.feeders) \
             and isinstance(node.ctx, ast.Load) and id(node) in self.arguments
 
-    def _in_loop(self, feed: ast.AST) -> bool:
+    def _loops_around(self, feed: ast.AST) -> list[ast.For | ast.AsyncFor]:
+        """The for loops of the forward that hold the feed's line."""
+        if self._loops is None:
+            self._loops = [n for n in self.nodes if isinstance(n, (ast.For, ast.AsyncFor))]
         line = getattr(feed, "lineno", 0)
-        if self._loop_spans is None:
-            self._loop_spans = [(n.lineno, n.end_lineno or 0) for n in self.nodes
-                                if isinstance(n, (ast.For, ast.AsyncFor))]
-        return any(start <= line <= end for start, end in self._loop_spans)
+        return [n for n in self._loops if n.lineno <= line <= (n.end_lineno or 0)]
 
     def _test_reads(self, test: ast.AST) -> tuple[set[str], set[str]]:
         """The self attributes and per-layer flags one capture test reads."""

@@ -107,11 +107,9 @@ def _plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...])
     for member in missing:
         sibling = analysis.sibling(owner, decoder, member)
         names = plan.names.setdefault(member, {})
-        try:
-            if member == CAPTURE_HOOK:
-                _refuse_unverifiable(analysis, owner, decoder)
-        except NotFixable as never:
-            plan.refusals[member] = str(never)
+        never = unverifiable(analysis, owner) if member == CAPTURE_HOOK else None
+        if never:  # no member works there: none is copied or read off the decoder
+            plan.refusals[member] = never
             continue
         try:
             if sibling is None:
@@ -195,7 +193,6 @@ def contract_member(analysis: OwnerAnalysis, owner: Owner, member: str, indent: 
     step, held = _step(indent), f"self.{owner.attr}"
     if not capture.collects:
         raise NotFixable(capture.why)
-    _refuse_unverifiable(analysis, owner, decoder)
     switches = [g for g in sorted(capture.gates) if _off_switch(resolver, decoder, g)]
     if len(capture.attrs) > 1 or len(switches) != len(capture.gates):
         read = ", ".join([f"self.{a}" for a in sorted(capture.attrs | capture.gates)]
@@ -331,12 +328,6 @@ def unverifiable(analysis: OwnerAnalysis, owner: Owner) -> str | None:
     return None
 
 
-def _refuse_unverifiable(analysis: OwnerAnalysis, owner: Owner, decoder: ClassEntity) -> None:
-    why = unverifiable(analysis, replace(owner, decoders=tuple(d for d in owner.decoders if d.cls == decoder)))
-    if why:
-        raise NotFixable(why)
-
-
 def _state_outside_verify(analysis: OwnerAnalysis, owner: Owner, decoder: ClassEntity) -> str | None:
     """Where the owner's module (which may hand the decoder its layer class: JetNemotron gives
     Qwen2Model its own), the decoder's or its layer classes' reads the recurrent cache itself
@@ -463,8 +454,7 @@ def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list[E
     runs = forward or found[1]
     calls = [n for n in ast.walk(runs) if isinstance(n, ast.Call) and _is_self(n.func, LOGITS)]
     tests = any(_is_self(n, FLAG) or _tuple_test(n) for n in ast.walk(runs))
-    unpacks = tests and any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Tuple) and mentions_aux(t)
-                                                              for t in n.targets) for n in ast.walk(runs))
+    unpacks = tests and bool(_aux_unpacks(runs))
     todo = [c for c in calls if not any(mentions_aux(a) for a in [*c.args, *c.keywords])]
     if unpacks and not todo:
         return edits
@@ -498,10 +488,15 @@ def _unpacks_on_last_rank_only(analysis: OwnerAnalysis, owner: Owner) -> bool:
     found = analysis.forward(owner.cls)
     if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    unpacks = [n for n in ast.walk(found[1]) if isinstance(n, ast.Assign)
-               and any(isinstance(t, ast.Tuple) and mentions_aux(t) for t in n.targets)]
+    unpacks = _aux_unpacks(found[1])
     ranks = NormalPath([t for t in load_normal_truths("sglang") if t.rank])
     return bool(unpacks) and all(_last_rank_only(found[1].body, u, ranks, False) for u in unpacks)
+
+
+def _aux_unpacks(forward: ast.AST) -> list[ast.Assign]:
+    """The forward's assignments that unpack a tuple naming the aux hidden states."""
+    return [n for n in ast.walk(forward) if isinstance(n, ast.Assign)
+            and any(isinstance(t, ast.Tuple) and mentions_aux(t) for t in n.targets)]
 
 
 def _last_rank_only(stmts: list[ast.stmt], target: ast.stmt, ranks: NormalPath, under: bool) -> bool | None:

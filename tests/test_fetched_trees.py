@@ -88,3 +88,23 @@ def test_a_check_of_a_fetched_release_prints_no_command_that_writes_into_it(tmp_
     shutil.copytree(root, own, ignore=shutil.ignore_patterns(FETCHED_MARKER))
     mine = eaglelint("check", "--no-cache", own / "sglang/srt/models", cwd=tmp_path)
     assert "eaglelint fix --write own/sglang/srt/models/w.py" in mine.stdout
+
+
+def test_one_report_judges_each_file_by_the_marked_folder_above_its_resolved_path(tmp_path, fetched):
+    """One check over one's own copy, the fetched release and a link to a fetched file: the
+    folders above all of them are shared (and each asked for the marker once), yet each file
+    is judged by its own resolved path. The fix command names the own copy's file alone: the
+    files under the link lie in the fetched release once it is resolved."""
+    root, w = fetched
+    own = tmp_path / "own"
+    shutil.copytree(root, own, ignore=shutil.ignore_patterns(FETCHED_MARKER))
+    links = tmp_path / "links" / "sglang" / "srt"
+    links.mkdir(parents=True)
+    (links / "models").symlink_to(w.parent, target_is_directory=True)
+    done = eaglelint("check", "--no-cache", own / "sglang/srt/models", links / "models", w.parent, cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "links/sglang/srt/models/w.py\n  4:1 EGL001" in done.stdout  # fixable findings, read through the link
+    writes = [line.strip() for line in done.stdout.splitlines() if line.strip().startswith("eaglelint fix --write")]
+    assert writes[0] == "eaglelint fix --write own/sglang/srt/models/w.py"
+    notes = [line for line in done.stdout.splitlines() if "a release fetched for the demo" in line]
+    assert len(notes) == 1 and notes[0].startswith(f"{root}:")

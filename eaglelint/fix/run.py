@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from ..analysis.python.project import Project
 from ..findings import Finding, display_path
 from ..pipeline.lint import LintResult
-from .write_targets import fetched_refusal, fetched_tree
+from .write_targets import fetched_refusal, fetched_trees
 
 if TYPE_CHECKING:  # fixing loads the fixer and rich; a check that only reports loads neither
     from rich.console import Console
@@ -174,11 +174,13 @@ def print_left(console: Console, left: list[tuple[Finding, str]]) -> None:
                           highlight=False)
 
 
-def fix_commands(findings: list[Finding]) -> list[str]:
+def fix_commands(findings: list[Finding], trees: dict[str, Path | None]) -> list[str]:
     """The commands that fix these findings: the CLI's, and pre-commit's for a fork that
-    has only the hook; empty when none is fixable. Files of a fetched release are left
-    out: fix refuses them (fix/write_targets.py)."""
-    files = list(dict.fromkeys(display_path(f.path) for f in findings if f.fixable and fetched_tree(f.path) is None))
+    has only the hook; empty when none is fixable. Files of a fetched release (`trees`:
+    `fetched_trees` of the fixable findings' paths) are left out: fix refuses them
+    (fix/write_targets.py)."""
+    fixable = [f for f in findings if f.fixable]
+    files = list(dict.fromkeys(display_path(f.path) for f in fixable if trees[str(f.path)] is None))
     if not files:
         return []
     named = " ".join(shlex.quote(p) for p in files)
@@ -190,13 +192,14 @@ def fix_command_lines(findings: list[Finding]) -> list[str]:
     """What a report prints after its findings: how to fix them (nothing when none is
     fixable); for a fetched release, what to do next with one's own code instead."""
     lines = []
-    commands = fix_commands(findings)
+    trees = fetched_trees(f.path for f in findings if f.fixable)
+    commands = fix_commands(findings, trees)
     if commands:
         cli, hook = commands
         lines += ["Fix them with:", f"  {cli}",
                   "or, with only pre-commit (the files must be named with --files, or staged with `git add`: "
                   "without --files, pre-commit takes the staged files only):", f"  {hook}"]
-    fetched = sorted({str(t) for f in findings if f.fixable and (t := fetched_tree(f.path)) is not None})
+    fetched = sorted({str(t) for t in trees.values() if t is not None})
     if fetched:
         lines += [f"{', '.join(fetched)}: a release fetched for the demo and the tests; fix leaves it as "
                   "released. Next, in your own SGLang checkout or fork:",

@@ -18,6 +18,7 @@ known by the marker the fetch writes at its root (FETCHED_MARKER), not by its pa
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 INSTALLED_TREES = ("site-packages", "dist-packages")
@@ -42,7 +43,34 @@ def installed_refusal(path: Path, named: list[Path]) -> str | None:
 def fetched_tree(path: Path | str) -> Path | None:
     """The fetched release tree `path` (links resolved) lies in, if any: the nearest folder
     up that holds FETCHED_MARKER."""
-    return next((p for p in Path(os.path.realpath(path)).parents if (p / FETCHED_MARKER).is_file()), None)
+    return fetched_trees([path])[str(path)]
+
+
+def fetched_trees(paths: Iterable[Path | str]) -> dict[str, Path | None]:
+    """`fetched_tree` of each path, keyed by the path as a string. Each distinct path is
+    resolved once and each folder asked for the marker once: a report's findings share a
+    few files, and those files one tree."""
+    marked: dict[str, bool] = {}
+    trees: dict[str, Path | None] = {}
+    for path in paths:
+        key = str(path)
+        if key not in trees:
+            trees[key] = _marked_folder(os.path.dirname(os.path.realpath(path)), marked)
+    return trees
+
+
+def _marked_folder(folder: str, marked: dict[str, bool]) -> Path | None:
+    """The nearest of `folder` and the folders above it that holds FETCHED_MARKER; what each
+    folder asked holds is noted in `marked`."""
+    while True:
+        if folder not in marked:
+            marked[folder] = os.path.isfile(os.path.join(folder, FETCHED_MARKER))
+        if marked[folder]:
+            return Path(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def fetched_refusal(path: Path) -> str | None:

@@ -12,7 +12,7 @@ import fnmatch
 import importlib.util
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,19 +80,19 @@ def installed_models_dir() -> Path | None:
 
 def discover(paths: list[Path], exclude: Sequence[str] = ()) -> Discovery:
     out = Discovery()
-    seen: set[Path] = set()
+    seen: set[str] = set()  # paths as text: a warm run is mostly this walk, and a Path hashes slowly
 
-    def add(path: Path) -> None:
-        key = Path(os.path.abspath(path))
+    def add(path: str) -> None:
+        key = os.path.abspath(path)
         if key not in seen and not _excluded(key, exclude):
             seen.add(key)
-            out.files.append(key)
+            out.files.append(Path(key))
 
     for path in paths:
         if path.is_symlink() and not path.exists():
             out.errors.append((path, _dangling(path)))
         elif path.is_file():
-            add(path)
+            add(str(path))
         elif path.is_dir():
             for file in _walk(path, out.errors, exclude):
                 add(file)
@@ -103,7 +103,7 @@ def discover(paths: list[Path], exclude: Sequence[str] = ()) -> Discovery:
     return out
 
 
-def _dangling(link: Path) -> str:
+def _dangling(link: Path | str) -> str:
     """Why a symbolic link leads nowhere: a loop of links, or a missing target."""
     try:
         os.stat(link)
@@ -113,15 +113,20 @@ def _dangling(link: Path) -> str:
     return "broken symbolic link"
 
 
-def _excluded(path: Path, patterns: Sequence[str]) -> bool:
-    text = path.as_posix()
+def _excluded(path: str, patterns: Sequence[str]) -> bool:
+    """Whether a pattern matches the path (with / between its parts), its last part, or a
+    tail of it that starts at a part."""
+    if not patterns:
+        return False
+    text = path.replace(os.sep, "/")
+    name = os.path.basename(path)
     return any(
-        fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(path.name, pat) or fnmatch.fnmatch(text, f"*/{pat}")
+        fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(text, f"*/{pat}")
         for pat in patterns
     )
 
 
-def _walk(root: Path, errors: list[tuple[Path, str]], exclude: Sequence[str]):
+def _walk(root: Path, errors: list[tuple[Path, str]], exclude: Sequence[str]) -> Iterator[str]:
     """Python files under root, sorted, following directory links once each."""
     visited: set[str] = set()
 
@@ -137,20 +142,21 @@ def _walk(root: Path, errors: list[tuple[Path, str]], exclude: Sequence[str]):
         visited.add(real)
         dirnames[:] = sorted(
             d for d in dirnames
-            if d not in SKIP_DIRS and not d.startswith(".") and not _excluded(Path(dirpath, d), exclude)
+            if d not in SKIP_DIRS and not d.startswith(".")
+            and not (exclude and _excluded(str(Path(dirpath, d)), exclude))  # as given: `./x` is `x`
         )
         for name in sorted(filenames):
             if not name.endswith(".py"):
                 continue
-            file = Path(dirpath, name)
-            try:  # one stat per file (following links), not three: a warm run is mostly this walk
+            file = os.path.join(dirpath, name)
+            try:  # one stat per file (following links), not three
                 regular = stat.S_ISREG(os.stat(file).st_mode)
             except OSError:
                 regular = None
             if regular is None and os.path.islink(file):
-                errors.append((file, _dangling(file)))
+                errors.append((Path(file), _dangling(file)))
             elif not regular:
-                errors.append((file, "not a regular file (a pipe, socket or device?)"))
+                errors.append((Path(file), "not a regular file (a pipe, socket or device?)"))
             else:
                 yield file
 

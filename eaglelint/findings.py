@@ -9,10 +9,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from .packs import load_codes
 
 INTERNAL_ERROR = "EGL999"  # a file or class eaglelint could not check; the run goes on
+WRITTEN_KINDS = ("method", "base", "edit")  # what a fix writes into a class (`Written`)
 
 
 @dataclass(frozen=True)
@@ -42,11 +44,28 @@ class ImportNeed:
         return self.asname or self.name or self.module.split(".")[0]
 
 
+class Written(NamedTuple):
+    """One thing a fix writes into a class: a member added (`kind` "method", `name` the
+    member), a base class added ("base", `name` the base) or a method of its own changed
+    ("edit", `name` that method: the owner's `__init__` and `forward` for the capture hook)."""
+
+    kind: str
+    class_name: str
+    name: str
+
+    def action(self) -> str:
+        """What it does, in words: `add C.m`, `add B to the bases of C`, `edit C.forward`."""
+        if self.kind == "base":
+            return f"add {self.name} to the bases of {self.class_name}"
+        return f"{'edit' if self.kind == 'edit' else 'add'} {self.class_name}.{self.name}"
+
+
 @dataclass(frozen=True)
 class Fix:
     """What fixes one finding, planned when the file was checked: its own line edits (the member
     it adds, and any change of its class that member needs), the imports its code needs, what it
-    adds and what the result must define, and the digest of the bytes it was planned on.
+    writes (`writes`: what `fix` reports it did), what the result must define, and the digest of
+    the bytes it was planned on.
 
     Why imports are needs, not line edits: the imports of several findings merge into one
     line (`from typing import List, Optional`), so their line edit depends on which findings
@@ -55,7 +74,7 @@ class Fix:
     file's fixes of one rule family: their insertions at one place land in that order."""
 
     edits: tuple[Edit, ...]
-    added: tuple[str, str]  # (class, member) this fix adds
+    writes: tuple[Written, ...]
     digest: str
     imports: tuple[ImportNeed, ...] = ()
     defines: tuple[tuple[str, str], ...] = ()  # (class, method) the edited file must define

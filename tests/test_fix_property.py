@@ -175,7 +175,8 @@ def test_fix_leaves_a_parsing_file_with_nothing_fixable_and_every_line_kept(pair
         provided = _arguments(ast.parse(lm), "TextModelForCausalLM")
         already = _arguments(ast.parse(wrapper), "Wrapper")
         plan = _fix(root)
-        assert [m for _, m in plan.files[0].added] == [m for m in INTERFACE if m in provided and m not in already]
+        added = [w.name for w in plan.files[0].writes if w.kind == "method"]
+        assert added == [m for m in INTERFACE if m in provided and m not in already]
         raw = (root / "wrapper.py").read_bytes()
         new = raw.decode(tokenize.detect_encoding(io.BytesIO(raw).readline)[0])
         tree = ast.parse(new)

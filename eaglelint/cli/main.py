@@ -162,7 +162,16 @@ def fix(write, show_diff, show_fixes, style, paths, **opts):
     """
     if write and show_diff:
         raise UsageProblem("--write and --diff exclude each other")
-    from ..fix.run import fix_until_stable, plan, print_fix_commands, print_fixed, print_left, print_not_converged
+    from ..fix.run import (
+        fix_summary,
+        fix_until_stable,
+        plan,
+        print_fix_commands,
+        print_fixed,
+        print_left,
+        print_not_converged,
+        written_by_file,
+    )
     finder = settings_finder(opts, style=style)
     targets = target_paths(paths)
     project = make_project(opts)
@@ -172,9 +181,8 @@ def fix(write, show_diff, show_fixes, style, paths, **opts):
         fix_plan = plan(result, project, targets)
         for file_fix in fix_plan.files:
             sys.stdout.write(file_fix.diff(display_path(file_fix.path)))
-        methods = sum(len(f.added) for f in fix_plan.files)
-        console.print(f"Would add {methods} method{'s' if methods != 1 else ''} in {len(fix_plan.files)} file"
-                      f"{'s' if len(fix_plan.files) != 1 else ''}; run with --write to apply.", highlight=False)
+        console.print(f"{fix_summary('Would add', written_by_file(fix_plan.files))}; run with --write to apply.",
+                      highlight=False)
         print_left(console, fix_plan.left)
         sys.exit(1 if fix_plan.files else 0)
     done = fix_until_stable(result, project, relinter(targets, finder, opts), targets, console, list(paths),

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ..analysis.store.cache import SummaryCache
 from ..analysis.syntax.class_body import class_node
 from ..analysis.syntax.sources import SourceError, parse_source, read_source, split_lines
-from ..findings import Edit, Finding
+from ..findings import Edit, Finding, Written
 
 if TYPE_CHECKING:  # the edit model is data; a project is only handed in
     from ..analysis.python.project import Project
@@ -46,7 +46,7 @@ class FileFix:
     old: bytes
     new: bytes
     encoding: str
-    added: list[tuple[str, str]] = field(default_factory=list)  # (class, member)
+    writes: list[Written] = field(default_factory=list)  # what its fixes write, each once
     imports: list[str] = field(default_factory=list)
     edits: list[Edit] = field(default_factory=list)  # in the coordinates of `old`, what SARIF's fixes[] says
     newline: str = "\n"
@@ -118,7 +118,7 @@ class EditableFile:
         """The text with `edits` applied; insertions at one place keep the order given."""
         return apply_edits(self.lines, edits, self.newline)
 
-    def finish(self, edits: list[Edit], added: list[tuple[str, str]] | None = None,
+    def finish(self, edits: list[Edit], writes: list[Written] | None = None,
                imports: list[str] | None = None, defines: list[tuple[str, str]] | None = None,
                findings: list[Finding] | None = None) -> FileFix:
         """The rewrite, if the edited text parses and defines each (class, method) of `defines`
@@ -135,7 +135,7 @@ class EditableFile:
             if node is None or not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == method
                                        for n in node.body):
                 raise NotFixable(f"new {qualname}.{method} would not land in its class; nothing written")
-        return FileFix(self.path, self.src.raw, self.encode(text), self.src.encoding, list(added or []),
+        return FileFix(self.path, self.src.raw, self.encode(text), self.src.encoding, list(dict.fromkeys(writes or [])),
                        list(imports or []), list(edits), self.newline, list(findings or []), list(defines or []))
 
     def merge(self, first: FileFix, second: FileFix) -> FileFix:
@@ -148,11 +148,11 @@ class EditableFile:
                 continue  # the same import line, added by both
             clash = next((old for old in edits if _clash(old, new)), None)
             if clash is not None:
-                members = ", ".join(f"{cls}.{member}" for cls, member in first.added)
-                raise NotFixable(f"its edit of line {new.start + 1} meets the fix of {members}; "
+                fixes = ", ".join(w.action() for w in first.writes)
+                raise NotFixable(f"its edit of line {new.start + 1} meets the fix that would {fixes}; "
                                  "run eaglelint fix again")
             edits.append(new)
-        merged = self.finish(edits, first.added + second.added, first.imports + second.imports,
+        merged = self.finish(edits, first.writes + second.writes, first.imports + second.imports,
                              first.defines + second.defines, first.findings + second.findings)
         merged.edits_of = {**first.edits_of, **second.edits_of}
         return merged

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..analysis.python.project import Project
 from ..analysis.python.summary import free_names_of_text
 from ..analysis.syntax.class_body import class_node
-from ..findings import Finding, Fix, ImportNeed
+from ..findings import Finding, Fix, ImportNeed, Written
 from .delegation import MAX_LINE, Delegation, render
 from .edits import Edit, EditableFile, NotFixable, indentation, insert_index
 from .imports import ImportPlan
@@ -73,8 +73,9 @@ def plan_marker_file(file: EditableFile, findings: list[Finding], project: Proje
             at = insert_index(lines, node, indent)
             edits.append(Edit(at, at, tuple(methods)))
         needs = _import_marker(imports, tree, project, path, intent.marker, _marker_module(project, intent))
-        out.append(replace(f, fix=Fix(tuple(edits), (f.class_name, intent.marker), file.digest, tuple(needs),
-                                      rank=len(out))))
+        writes = (Written("base", f.class_name, intent.marker),
+                  *(Written("method", f.class_name, forward.name) for forward in intent.forwards))
+        out.append(replace(f, fix=Fix(tuple(edits), writes, file.digest, tuple(needs), rank=len(out))))
     return out
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..analysis.python.project import Project
 from ..analysis.python.summary import FunctionInfo, Param, free_names
 from ..analysis.syntax.class_body import bound_in_class, class_node
-from ..findings import Finding, Fix, ImportNeed
+from ..findings import Finding, Fix, ImportNeed, Written
 from ..packs import load_interfaces
 from .delegation import Delegation, render
 from .edits import Edit, EditableFile, NotFixable, after_body, indentation, indentation_at, insert_index
@@ -67,7 +67,7 @@ def plan_delegation_file(file: EditableFile, findings: list[Finding], project: P
                 out.append(replace(f, fix_refusal=str(exc)))
                 continue
             seen[method] = class_line
-            fix = Fix((Edit(at, at, ("", *text)),), (qualname, method), file.digest, tuple(needs),
+            fix = Fix((Edit(at, at, ("", *text)),), (Written("method", qualname, method),), file.digest, tuple(needs),
                       defines=((qualname, method),), rank=len(out))
             out.append(replace(f, fix=fix))
     return out

@@ -34,7 +34,7 @@ from ..analysis.sglang.owners import (
     self_attrs,
 )
 from ..analysis.syntax.sources import SourceError
-from ..findings import Finding, Fix, ImportNeed
+from ..findings import Finding, Fix, ImportNeed, Written
 from ..packs import load_normal_truths
 from .edits import Edit, EditableFile, NotFixable, after_body
 from .imports import ImportPlan
@@ -50,6 +50,7 @@ class ClassPlan:
     siblings: dict[str, Sibling] = field(default_factory=dict)
     methods: list[tuple[str, list[str]]] = field(default_factory=list)  # member, lines (no line endings)
     edits: list[Edit] = field(default_factory=list)  # what the capture hook needs of __init__ and forward
+    edited: list[str] = field(default_factory=list)  # the methods `edits` change, in the order first changed
     # member -> the global names its copy reads -> the module to import each from
     names: dict[str, dict[str, Path]] = field(default_factory=dict)
     end: int = 0  # 0-based line index after the class body: where the methods go
@@ -97,7 +98,7 @@ def _plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...])
             and assigning.decoders == owner.decoders and resolver.defines(owner.cls, "forward") \
             and _base_fixed(analysis, assigning.cls):
         # it inherits the member the same run writes into its base: only its own forward to change
-        plan.edits += _aux_path(analysis, owner, lines)
+        _aux_path(analysis, owner, lines, plan)
         plan.contracts[CAPTURE_HOOK] = f"its own forward, for the member {assigning.cls.qualname} gets"
         return plan
     if owner.collects is False and missing == (CAPTURE_HOOK,):  # a subclass shielded from its base's member
@@ -128,7 +129,7 @@ def _plan_class(analysis: OwnerAnalysis, owner: Owner, missing: tuple[str, ...])
             plan.contracts[member] = how
     if CAPTURE_HOOK in missing and CAPTURE_HOOK not in plan.refusals:
         try:
-            plan.edits += _aux_path(analysis, owner, lines)
+            _aux_path(analysis, owner, lines, plan)
         except NotFixable as exc:
             plan.refusals[CAPTURE_HOOK] = str(exc)
             plan.methods = [(m, text) for m, text in plan.methods if m != CAPTURE_HOOK]
@@ -437,9 +438,17 @@ def _is_self(node: ast.AST, attr: str) -> bool:
         and node.value.id == "self"
 
 
-def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list[Edit]:
-    """Edits to __init__ and forward so the owner handles the decoder's (hidden, aux) tuple."""
+def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str], plan: ClassPlan) -> None:
+    """The edits to __init__ and forward that make the owner handle the decoder's (hidden, aux)
+    tuple, added to `plan` with the methods they change; NotFixable leaves `plan` as it was."""
+    edits, edited = _aux_edits(analysis, owner, lines)
+    plan.edits += edits
+    plan.edited += [m for m in edited if m not in plan.edited]
+
+
+def _aux_edits(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> tuple[list[Edit], list[str]]:
     edits: list[Edit] = []
+    edited: list[str] = []
     own = analysis.resolver.info(owner.cls).methods
     if not flag_initialised(analysis, owner):
         init = analysis.method_node(owner.cls, "__init__", positions=True) if "__init__" in own else None
@@ -447,6 +456,7 @@ def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list[E
             raise NotFixable(f"cannot tell where __init__ ends to set self.{FLAG} = False; set it by hand")
         at = init.body[-1].end_lineno or init.body[-1].lineno
         edits.append(Edit(at, at, (f"{lead(lines[init.body[0].lineno - 1])}self.{FLAG} = False",)))
+        edited.append("__init__")
     found = analysis.forward(owner.cls)
     forward = analysis.method_node(owner.cls, "forward", positions=True) if "forward" in own else None
     if found is None:
@@ -457,10 +467,10 @@ def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list[E
     unpacks = tests and bool(_aux_unpacks(runs))
     todo = [c for c in calls if not any(mentions_aux(a) for a in [*c.args, *c.keywords])]
     if unpacks and not todo:
-        return edits
+        return edits, edited
     if forward is None:
         if _base_fixed(analysis, found[0]):
-            return edits  # the base that defines it gets the same edit in this run
+            return edits, edited  # the base that defines it gets the same edit in this run
         raise NotFixable(f"its forward is inherited from {found[0].qualname}; change that forward by hand")
     if not unpacks and any(isinstance(n, ast.Name) and n.id == AUX for n in ast.walk(forward)):
         raise NotFixable(f"its forward already uses {AUX} in a way eaglelint does not rewrite")
@@ -474,7 +484,7 @@ def _aux_path(analysis: OwnerAnalysis, owner: Owner, lines: list[str]) -> list[E
     inserts = [e.start for e in edits if e.start == e.end]
     if len(set(rows)) != len(rows) or len(set(inserts)) != len(inserts):
         raise NotFixable("two edits of its forward fall on one line; change it by hand")
-    return edits
+    return edits, [*edited, "forward"]
 
 
 def _unpacks_on_last_rank_only(analysis: OwnerAnalysis, owner: Owner) -> bool:
@@ -629,8 +639,9 @@ def plan_owner_file(file: EditableFile, findings: list[Finding], project: Projec
             out.append(replace(f, fix_refusal=f"{f.message} (no automatic fix for {f.code})"))
     for cls_plan, by_member in plans.values():
         qualname = cls_plan.qualname
+        edited = tuple(Written("edit", qualname, m) for m in cls_plan.edited)
         if not cls_plan.methods and cls_plan.edits and CAPTURE_HOOK in by_member:  # its forward only
-            fix = Fix(tuple(cls_plan.edits), (qualname, CAPTURE_HOOK), file.digest, rank=len(out))
+            fix = Fix(tuple(cls_plan.edits), edited, file.digest, rank=len(out))
             out.append(replace(by_member.pop(CAPTURE_HOOK), fix=fix))
         for member, method in cls_plan.methods:
             if member not in by_member:
@@ -640,8 +651,8 @@ def plan_owner_file(file: EditableFile, findings: list[Finding], project: Projec
                 needs += imports.require({name}, provider)
             own = tuple(cls_plan.edits) if member == CAPTURE_HOOK else ()
             edits = (*own, Edit(cls_plan.end, cls_plan.end, ("", *method)))
-            fix = Fix(edits, (qualname, member), file.digest, tuple(needs), defines=((qualname, member),),
-                      rank=len(out))
+            writes = (Written("method", qualname, member), *(edited if own else ()))
+            fix = Fix(edits, writes, file.digest, tuple(needs), defines=((qualname, member),), rank=len(out))
             out.append(replace(by_member.pop(member), fix=fix))
         out += [replace(f, fix_refusal=cls_plan.refusals.get(member, f"the plan for {qualname} writes no {member}"))
                 for member, f in by_member.items()]  # none: the check offers only what its plan writes

@@ -83,7 +83,7 @@ def _rewrite(file: EditableFile, items: list[Finding], project: Project) -> File
     if needs:  # the file's own import statements are read (parsed) only when there are some to write
         writer = ImportWriter(file.tree, file.lines, file.newline, project, file.path)
         imports, added = writer.edits(needs), writer.added
-    out = file.finish(edits + [e for e, _ in imports], [fix.added for fix in fixes], added,
+    out = file.finish(edits + [e for e, _ in imports], [w for fix in fixes for w in fix.writes], added,
                       [d for fix in fixes for d in fix.defines], items)
     out.edits_of = {f: [*f.fix.edits, *(e for e, served in imports if served & set(f.fix.imports))]
                     for f in items if f.fix is not None}

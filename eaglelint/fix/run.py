@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..analysis.python.project import Project
-from ..findings import Finding, display_path
+from ..findings import WRITTEN_KINDS, Finding, Written, display_path
 from ..pipeline.lint import LintResult
 from .write_targets import fetched_refusal, fetched_trees
 
@@ -143,26 +143,45 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'es' if word.endswith('s') else 's'}" if n != 1 else f"{n} {word}"
 
 
-def added_by_file(written: list[FileFix]) -> dict[Path, list[tuple[str, str]]]:
-    """Each file written and the (class, member) pairs added to it, each pair once: a file
-    written by several passes is one file, a member counted once."""
-    out: dict[Path, dict[tuple[str, str], None]] = {}
+def written_by_file(written: list[FileFix]) -> dict[Path, list[Written]]:
+    """Each file written and what was written into it, each once: a file written by several
+    passes is one file, a member added or a method changed counted once."""
+    out: dict[Path, dict[Written, None]] = {}
     for file_fix in written:
-        out.setdefault(Path(os.path.abspath(file_fix.path)), {}).update(dict.fromkeys(file_fix.added))
-    return {path: list(added) for path, added in out.items()}
+        out.setdefault(Path(os.path.abspath(file_fix.path)), {}).update(dict.fromkeys(file_fix.writes))
+    return {path: list(writes) for path, writes in out.items()}
+
+
+def fix_summary(verb: str, by_file: dict[Path, list[Written]]) -> str:
+    """`Added 3 methods and edited 2 methods in 2 files`, `verb` the first word ("Added",
+    "Would add"): what was written counted by kind. Methods added are always counted (`Added 0
+    methods` when nothing was written); base classes added and methods edited when some were."""
+    writes = [w for found in by_file.values() for w in found]
+    methods, bases, edits = (sum(w.kind == kind for w in writes) for kind in WRITTEN_KINDS)
+    text = f"{verb} {plural(methods, 'method')}"
+    if bases:
+        text += f" and {plural(bases, 'base class')}{',' if edits else ''}"
+    if edits:
+        text += f" and {'edited' if verb == 'Added' else 'edit'} {plural(edits, 'method')}{',' if bases else ''}"
+    return f"{text} in {plural(len(by_file), 'file')}"
 
 
 def print_fixed(console: Console, written: list[FileFix], show: bool, passes: int = 1) -> None:
-    """`Added N methods in M files.` (and in how many passes, when a fix led to another), and
-    with --show-fixes what was added where."""
-    by_file = added_by_file(written)
-    methods = sum(len(added) for added in by_file.values())
+    """`Added N methods in M files.` (what else was written, by fix_summary; in how many passes,
+    when a fix led to another), and with --show-fixes what was written where."""
+    by_file = written_by_file(written)
     repeated = f", in {passes} passes" if passes > 1 else ""
-    console.print(f"Added {plural(methods, 'method')} in {plural(len(by_file), 'file')}{repeated}.", highlight=False)
+    console.print(f"{fix_summary('Added', by_file)}{repeated}.", highlight=False)
     if show:
-        for path, pairs in by_file.items():
-            added = ", ".join(f"{cls}.{member}" for cls, member in pairs)
-            console.print(f"  {display_path(path)}: {added}", highlight=False)
+        for path, writes in by_file.items():
+            console.print(f"  {display_path(path)}: {', '.join(_shown(w) for w in writes)}", highlight=False)
+
+
+def _shown(written: Written) -> str:
+    """One entry of --show-fixes: `C.m` added, `C (base B)` a base added, `C.forward (edited)`."""
+    if written.kind == "base":
+        return f"{written.class_name} (base {written.name})"
+    return f"{written.class_name}.{written.name}{' (edited)' if written.kind == 'edit' else ''}"
 
 
 def print_left(console: Console, left: list[tuple[Finding, str]]) -> None:

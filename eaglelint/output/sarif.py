@@ -127,10 +127,10 @@ def replacement(lines: list[str], start: int, end: int, new: tuple[str, ...], ne
 def sarif_fix(fix: FileFix, finding: Finding, root: Path) -> dict:
     """The finding's share of its file's rewrite: its own edits and its import lines."""
     lines = _text_lines(fix)
-    added = finding.fix.added if finding.fix is not None else ("", "")
+    writes = finding.fix.writes if finding.fix is not None else ()
     edits = fix.edits_of.get(finding, [])
     return {
-        "description": {"text": f"eaglelint fix --write: add {added[0]}.{added[1]}"},
+        "description": {"text": f"eaglelint fix --write: {'; '.join(w.action() for w in writes)}"},
         "artifactChanges": [{
             "artifactLocation": artifact(str(fix.path), root),
             "replacements": [replacement(lines, e.start, e.end, e.lines, fix.newline)

@@ -19,14 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...findings import CheckResult, Edit, Finding, Fix, ImportNeed
+from ...findings import WRITTEN_KINDS, CheckResult, Edit, Finding, Fix, ImportNeed, Written
 from ...packs import load_codes
 from ..syntax.directives import DIRECTIVE_KINDS, Directive, DirectiveScan
 
 if TYPE_CHECKING:
     from types import ModuleType
 
-HEADER = b"eaglelint-cache 8\n"  # bump the number when the layout below changes
+HEADER = b"eaglelint-cache 9\n"  # bump the number when the layout below changes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # an entry larger than this is not ours: refused unread
 
 
@@ -122,7 +122,7 @@ def _finding(f) -> list:
 def _fix(fix: Fix | None) -> list | None:
     if fix is None:
         return None
-    return [[[e.start, e.end, list(e.lines)] for e in fix.edits], list(fix.added), fix.digest,
+    return [[[e.start, e.end, list(e.lines)] for e in fix.edits], [list(w) for w in fix.writes], fix.digest,
             [[n.module, n.name, n.asname] for n in fix.imports], [list(d) for d in fix.defines], fix.rank]
 
 
@@ -175,12 +175,19 @@ def _pair(v) -> tuple[str, str]:
     return str_(first), str_(second)
 
 
+def _written(v) -> Written:
+    kind, class_name, name = list_(v)
+    if str_(kind) not in WRITTEN_KINDS:
+        raise TypeError
+    return Written(kind, str_(class_name), str_(name))
+
+
 def _load_fix(v) -> Fix | None:
     if v is None:
         return None
-    edits, added, digest, imports, defines, rank = list_(v)
+    edits, writes, digest, imports, defines, rank = list_(v)
     return Fix(tuple(Edit(int_(start), int_(end), strs(lines)) for start, end, lines in map(list_, list_(edits))),
-               _pair(added), str_(digest),
+               tuple(_written(w) for w in list_(writes)), str_(digest),
                tuple(ImportNeed(str_(m), opt_str(n), opt_str(a)) for m, n, a in map(list_, list_(imports))),
                tuple(map(_pair, list_(defines))), int_(rank))
 

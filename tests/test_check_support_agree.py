@@ -136,6 +136,10 @@ def test_0_5_9_wrappers_of_a_language_model_lacking_the_members(releases):
     jet = release.row("jet_nemotron.py", "JetNemotronForCausalLM")
     assert jet.status == NOT_SUPPORTED and "no member can make EAGLE-3 work" in jet.detail
     assert "jet_nemotron.py:267" in jet.detail
+    # and the wrapper's row says so, not that a gap of the held model's is to be filled first
+    vlm = release.row("jet_vlm.py", "JetVLMForConditionalGeneration").detail
+    assert "no member can make EAGLE-3 work on JetNemotronForCausalLM" in vlm and "jet_nemotron.py:267" in vlm
+    assert "gap first" not in vlm
     assert {(m, line) for c, m, line in release.codes("jet_nemotron.py", "JetNemotronForCausalLM")
             if c in OWNER} == {(CAPTURE, 493), (EMBED_AND_HEAD, 493)}
     assert {m for c, m, _ in release.codes("qwen3_vl_moe.py", "Qwen3VLMoeForConditionalGeneration")

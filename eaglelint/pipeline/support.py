@@ -490,7 +490,8 @@ class Judge:
 
     def _held_gap(self, classes: list[ClassEntity]) -> str:
         """What stands in the held model's way: where `check` reports its own gap (an owner's
-        EGL040/EGL041, a delegation), along its MRO, to fill first; else the decoder it owns
+        EGL040/EGL041, a delegation), along its MRO, to fill first, or why no member can fill
+        it (an owner whose layers keep state outside the verify pass); else the decoder it owns
         that collects nothing."""
         for cls in classes:
             for c in self.resolver.mro(cls):
@@ -498,6 +499,11 @@ class Judge:
                        if f.code in (OWNER_CODE, OWNER_NO_FIX_CODE, *DELEGATION_CODES)]
                 if gap:
                     f = gap[0]
+                    held = self.analysis.owner(c)
+                    never = unverifiable(self.analysis, held) if held is not None and any(
+                        g.code == OWNER_NO_FIX_CODE and g.method == CAPTURE_HOOK for g in gap) else None
+                    if never:  # no gap of its to fill: no member makes EAGLE-3 work on it
+                        return f"; no member can make EAGLE-3 work on {c.qualname}: {never}"
                     codes = "/".join(_codes(gap))
                     return f"; fill {f.class_name}'s gap first ({codes}, {os.path.basename(f.path)}:{f.line})"
         for cls in classes:

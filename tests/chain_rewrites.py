@@ -943,6 +943,255 @@ def guard_inverted(models: Models, r: Roles) -> dict[Path, str] | None:
     return edits.result()
 
 
+# -- more: the decoder's capture test, its return, the setters' ids, the logits call -------
+
+def _capture_tests(fn: Fn, aux: str) -> list[ast.If | ast.IfExp]:
+    """The tests that decide what the decoder's forward feeds its list: an `if` inside a loop
+    whose body reads the list, a conditional expression inside a loop whose value does."""
+    loops = _enclosing_loops(fn)
+    found: list[ast.If | ast.IfExp] = []
+    for node in ast.walk(fn):
+        if node not in loops:
+            continue
+        if isinstance(node, ast.If):
+            feeds = any(_reads(s, aux) for s in node.body) and not any(_reads(s, aux) for s in node.orelse)
+        else:
+            feeds = isinstance(node, ast.IfExp) and _reads(node.body, aux) and not _reads(node.orelse, aux)
+        if feeds:
+            found.append(node)
+    return found
+
+
+def _membership(test: ast.expr) -> tuple[ast.expr, ast.Attribute] | None:
+    """`x in self.A` (the decoder's own list): (x, self.A)."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In) \
+            and isinstance(test.comparators[0], ast.Attribute) and _is_self(test.comparators[0].value):
+        return test.left, test.comparators[0]
+    return None
+
+
+def _rewrite_membership(models: Models, r: Roles,
+                        change: Callable[[ast.expr, ast.Attribute], ast.expr]) -> dict[Path, str] | None:
+    """Each capture test `x in self.A` (x without calls) replaced by `change(x, self.A)`."""
+    found = _decoder(models, r)
+    if found is None:
+        return None
+    edits, fn, aux = found
+    changed = False
+    for node in _capture_tests(fn, aux):
+        hit = _membership(node.test)
+        if hit is not None and _pure(hit[0]):
+            node.test = change(*hit)
+            changed = True
+    return edits.result() if changed else None
+
+
+def capture_test_guarded(models: Models, r: Roles) -> dict[Path, str] | None:
+    """16. The decoder's capture test `i in self.A` becomes `self.A and i in self.A` (only its
+    truth is used; an empty list is false either way; the decoder's `__init__` creates the list
+    and the setters write lists, so `in` never met None before)."""
+    return _rewrite_membership(models, r, lambda x, lst: _expr(
+        f"{ast.unparse(lst)} and {ast.unparse(x)} in {ast.unparse(lst)}"))
+
+
+def capture_test_set(models: Models, r: Roles) -> dict[Path, str] | None:
+    """17. The decoder's capture test `i in self.A` becomes `i in set(self.A)` (layer ids are
+    ints: membership in the set is membership in the list)."""
+    return _rewrite_membership(models, r, lambda x, lst: _expr(f"{ast.unparse(x)} in set({ast.unparse(lst)})"))
+
+
+def capture_test_hoisted(models: Models, r: Roles) -> dict[Path, str] | None:
+    """18. The decoder's capture list read once into a local before its outermost loop:
+    `capture = self.A`, then `if i in capture:` (the forward never writes `self.A`)."""
+    found = _decoder(models, r)
+    if found is None:
+        return None
+    edits, fn, aux = found
+    loops = _enclosing_loops(fn)
+    changed = False
+    for node in _capture_tests(fn, aux):
+        hit = _membership(node.test)
+        if hit is None or not _pure(hit[0]):
+            continue
+        attr = hit[1].attr
+        if any(_is_self_attr(n, attr) and not isinstance(n.ctx, ast.Load) for n in ast.walk(fn)):
+            continue
+        outer = loops[node]
+        while outer in loops:
+            outer = loops[outer]
+        local = _fresh(edits.tree(r.decoder_forward.path), "capture_ids")
+        for stmts in _statement_lists(fn):
+            if any(s is outer for s in stmts):
+                at = next(i for i, s in enumerate(stmts) if s is outer)
+                stmts[at:at] = _stmt(f"{local} = self.{attr}")
+                node.test = _expr(f"{ast.unparse(hit[0])} in {local}")
+                changed = True
+                break
+    return edits.result() if changed else None
+
+
+def capture_test_negated(models: Models, r: Roles) -> dict[Path, str] | None:
+    """19. The decoder's capture test turned around: `if t: feed` becomes
+    `if not t: pass` / `else: feed`, and `x if t else None` becomes `None if not t else x`."""
+    found = _decoder(models, r)
+    if found is None:
+        return None
+    edits, fn, aux = found
+    changed = False
+    for node in _capture_tests(fn, aux):
+        if isinstance(node, ast.If) and not node.orelse:
+            node.test, node.body, node.orelse = _expr(f"not ({ast.unparse(node.test)})"), [ast.Pass()], node.body
+            changed = True
+        elif isinstance(node, ast.IfExp):
+            node.test, node.body, node.orelse = _expr(f"not ({ast.unparse(node.test)})"), node.orelse, node.body
+            changed = True
+    return edits.result() if changed else None
+
+
+def decoder_return_ifexp(models: Models, r: Roles) -> dict[Path, str] | None:
+    """20. The decoder's `if len(aux) == 0: return h` followed by `return h, aux` becomes
+    `return (h, aux) if len(aux) > 0 else h` (a length is never negative)."""
+    found = _decoder(models, r)
+    if found is None:
+        return None
+    edits, fn, aux = found
+    changed = False
+    for stmts in _statement_lists(fn):
+        for i in range(len(stmts) - 1):
+            first, second = stmts[i], stmts[i + 1]
+            if not (isinstance(first, ast.If) and not first.orelse and len(first.body) == 1
+                    and isinstance(first.body[0], ast.Return) and first.body[0].value is not None
+                    and ast.dump(first.test) == ast.dump(_expr(f"len({aux}) == 0"))
+                    and isinstance(second, ast.Return) and isinstance(second.value, ast.Tuple)
+                    and len(second.value.elts) == 2 and isinstance(second.value.elts[1], ast.Name)
+                    and second.value.elts[1].id == aux
+                    and ast.dump(second.value.elts[0]) == ast.dump(first.body[0].value)):
+                continue
+            h = ast.unparse(first.body[0].value)
+            stmts[i:i + 2] = _stmt(f"return ({h}, {aux}) if len({aux}) > 0 else {h}")
+            changed = True
+            break
+    return edits.result() if changed else None
+
+
+def _setter_comprehensions(models: Models, r: Roles) -> tuple[Edits, list[tuple[Site, Fn, ast.ListComp]]]:
+    """The setters' `[e for v in ids]` (one generator, no condition, a plain name as target)."""
+    edits = Edits(models)
+    found = []
+    for _, site in r.setters:
+        fn = edits.fn(site)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.ListComp) and len(node.generators) == 1 \
+                    and not node.generators[0].ifs and not node.generators[0].is_async \
+                    and isinstance(node.generators[0].target, ast.Name):
+                found.append((site, fn, node))
+    return edits, found
+
+
+class _ReplaceNode(ast.NodeTransformer):
+    def __init__(self, old: ast.AST, new: ast.AST) -> None:
+        self.old, self.new = old, new
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        return self.new if node is self.old else super().generic_visit(node)
+
+
+def setter_ids_map(models: Models, r: Roles) -> dict[Path, str] | None:
+    """21. The setters' `[e for v in ids]` becomes `list(map(lambda v: e, ids))`."""
+    edits, found = _setter_comprehensions(models, r)
+    for _, fn, comp in found:
+        gen = comp.generators[0]
+        _ReplaceNode(comp, _expr(f"list(map(lambda {gen.target.id}: {ast.unparse(comp.elt)}, "
+                                 f"{ast.unparse(gen.iter)}))")).visit(fn)
+    return edits.result() if found else None
+
+
+def setter_ids_loop(models: Models, r: Roles) -> dict[Path, str] | None:
+    """22. The setters' `[e for v in ids]` built by a loop first: `out = []`,
+    `for v in ids: out.append(e)`, right before the statement that used it, which now reads
+    `out` (the statement evaluates nothing with effects before the list: a name, `self.x = `,
+    a call of `self.x.method`)."""
+    edits, found = _setter_comprehensions(models, r)
+    changed = False
+    for site, fn, comp in found:
+        for stmts in _statement_lists(fn):
+            hit = next((i for i, s in enumerate(stmts) if not isinstance(s, ast.If | ast.For | ast.While | ast.With)
+                        and any(n is comp for n in ast.walk(s))), None)
+            if hit is None:
+                continue
+            gen = comp.generators[0]
+            out, var = _fresh(edits.tree(site.path), "ids_out"), _fresh(edits.tree(site.path), "id_in")
+            elt = _RenameName(gen.target.id, var).visit(copy.deepcopy(comp.elt))
+            _ReplaceNode(comp, ast.Name(out, ast.Load())).visit(stmts[hit])
+            stmts[hit:hit] = _stmt(f"{out} = []\nfor {var} in {ast.unparse(gen.iter)}:\n"
+                                   f"    {out}.append({ast.unparse(elt)})")
+            changed = True
+            break
+    return edits.result() if changed else None
+
+
+class _RenameName(ast.NodeTransformer):
+    def __init__(self, old: str, new: str) -> None:
+        self.old, self.new = old, new
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name(self.new, node.ctx) if node.id == self.old else node
+
+
+def setter_none_early_return(models: Models, r: Roles) -> dict[Path, str] | None:
+    """23. A setter's last statement `if ids is None: A` / `else: B` (ids a parameter)
+    becomes `if ids is None: A; return` followed by B."""
+    edits = Edits(models)
+    changed = False
+    for _, site in r.setters:
+        fn = edits.fn(site)
+        last = fn.body[-1] if fn.body else None
+        params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+        if not (isinstance(last, ast.If) and last.orelse and isinstance(last.test, ast.Compare)
+                and len(last.test.ops) == 1 and isinstance(last.test.ops[0], ast.Is)
+                and isinstance(last.test.left, ast.Name) and last.test.left.id in params
+                and isinstance(last.test.comparators[0], ast.Constant) and last.test.comparators[0].value is None
+                and not any(isinstance(n, ast.Return) for n in ast.walk(last))):
+            continue
+        fn.body[-1:] = [ast.If(test=last.test, body=[*last.body, ast.Return(value=None)], orelse=[]), *last.orelse]
+        changed = True
+    return edits.result() if changed else None
+
+
+def logits_aux_keyword(models: Models, r: Roles) -> dict[Path, str] | None:
+    """24. The served forward's `self.logits_processor(a, b, c, d, aux)` passes the aux states by
+    keyword: `..., aux_hidden_states=aux)`. Where the class builds `self.logits_processor` as
+    the engine's `LogitsProcessor` (imported from sglang.srt.layers.logits_processor), whose
+    `forward(input_ids, hidden_states, lm_head, logits_metadata, aux_hidden_states=None, ...)`
+    names its fifth parameter so in every release targeted (0.5.9 to 0.5.23, read)."""
+    if r.served_forward is None or r.unpacker is None:
+        return None
+    processor = None
+    for cls_path, cls_name in models.mro(*r.unpacker):
+        node = models.class_def(cls_path, cls_name)
+        for stmt in ast.walk(node) if node else ():
+            if isinstance(stmt, ast.Assign) and any(_is_self_attr(t, "logits_processor") for t in stmt.targets) \
+                    and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name):
+                processor = (cls_path, stmt.value.func.id)
+                break
+        if processor:
+            break
+    if processor is None or not any(
+            isinstance(n, ast.ImportFrom) and n.module == "sglang.srt.layers.logits_processor"
+            and any((a.asname or a.name) == processor[1] and a.name == "LogitsProcessor" for a in n.names)
+            for n in ast.walk(models.tree(processor[0]))):
+        return None
+    edits = Edits(models)
+    changed = False
+    for node in ast.walk(edits.fn(r.served_forward)):
+        if isinstance(node, ast.Call) and _is_self_attr(node.func, "logits_processor") and len(node.args) == 5 \
+                and not any(isinstance(a, ast.Starred) for a in node.args) \
+                and not any(k.arg in (None, "aux_hidden_states") for k in node.keywords):
+            node.keywords.insert(0, ast.keyword(arg="aux_hidden_states", value=node.args.pop()))
+            changed = True
+    return edits.result() if changed else None
+
+
 def unparsed(models: Models, r: Roles) -> dict[Path, str]:
     """A control, not a rewrite: the modules of the member, the served forward and the decoder
     only unparsed (formatting, comments and line numbers change, nothing else)."""
@@ -969,4 +1218,13 @@ REWRITES: dict[str, Rewrite] = {
     "flag_setattr": flag_setattr,
     "unpack_by_index": unpack_by_index,
     "guard_inverted": guard_inverted,
+    "capture_test_guarded": capture_test_guarded,
+    "capture_test_set": capture_test_set,
+    "capture_test_hoisted": capture_test_hoisted,
+    "capture_test_negated": capture_test_negated,
+    "decoder_return_ifexp": decoder_return_ifexp,
+    "setter_ids_map": setter_ids_map,
+    "setter_ids_loop": setter_ids_loop,
+    "setter_none_early_return": setter_none_early_return,
+    "logits_aux_keyword": logits_aux_keyword,
 }

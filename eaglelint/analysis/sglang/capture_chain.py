@@ -1249,6 +1249,7 @@ class _Walk:
         self.loop_offsets: dict[str, int] = {}  # layer locals picked by an id: what that id adds
         self.layers: dict[str, Path_] = {}
         self.holders: set[str] = set()  # locals bound to something built from a tracked object
+        self.built: dict[str, int] = {}  # lists made empty, then fed the ids one by one: the shift they add
         self.undecided = 0  # enclosing conditions the walk cannot decide
 
     def unknown(self, line: int, what: str) -> None:
@@ -1447,8 +1448,28 @@ class _Walk:
             for bag in (self.ids, self.nones, self.empty, self.holders, self.varargs):
                 bag.discard(name.id)
             self.offsets.pop(name.id, None)
+            self.built.pop(name.id, None)
             self.env.pop(name.id, None)
             self.layers.pop(name.id, None)
+
+    def changed(self, name: str, call: ast.Call | None) -> None:
+        """A local updated in place (`out.append(x)`, `out[k] = x`): what the walk knew of its
+        contents (empty, the ids plus an offset) no longer holds. A list made empty and then
+        fed only the ids one by one (`for val in ids: out.append(val + 1)`) holds the ids plus
+        that shift, as `[val + 1 for val in ids]` does."""
+        shift = None
+        if call is not None and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
+                and len(call.args) == 1 and not call.keywords and (name in self.empty or name in self.built):
+            shift = next((self.offsets[v] + s for v in self.loop_vars if v in self.offsets
+                          and (s := _shift(call.args[0], v)) is not None), None)
+        if shift is not None and name in self.empty:
+            self.built[name] = shift
+        elif shift is None or self.built.get(name) != shift:
+            self.built.pop(name, None)
+        self.empty.discard(name)
+        self.offsets.pop(name, None)
+        if name in self.built:
+            self.offsets[name] = self.built[name]
 
     def _iter_layers(self, node: ast.AST) -> Path_ | None:
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
@@ -1512,6 +1533,8 @@ class _Walk:
             # None may be the decoder's "default layers": what it makes of None is not read
             self.unknown(line, f"writes None to {ast.unparse(target)}")
         if isinstance(target, ast.Subscript):
+            if isinstance(target.value, ast.Name):
+                self.changed(target.value.id, None)
             path = self_path(target.value, self.env)
             if path:
                 # `self.model.layers_to_capture[:] = ids`, `self.model.capture[i] = True`: in place
@@ -1591,6 +1614,8 @@ class _Walk:
 
     def call(self, call: ast.Call) -> None:
         func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr not in _READS:
+            self.changed(func.value.id, call)  # `shifted.append(val + 1)`: the local is no longer as bound
         if isinstance(func, ast.Name):
             self.plain_call(call, func.id)
             return

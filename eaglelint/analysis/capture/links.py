@@ -52,6 +52,7 @@ class Write:
     place: Place
     empty: bool = False  # writes None or an empty collection (a run with None that captures nothing)
     offset: int | None = None  # the written ids are the engine's plus this (`[i + 1 for i in ids]`: 1)
+    from_ids: bool = False  # the value written is built from the engine's ids (its offset may be unread)
 
 
 class Link(Enum):

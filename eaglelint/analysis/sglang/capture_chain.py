@@ -960,7 +960,12 @@ class CaptureChainAnalysis:
             return [Broken(
                 Link.RETURN, f"{marker.place} turns capture on in {obj} ({dcls.qualname}), but {capture.why}: "
                 f"nothing reaches the logits processor", marker.place, reader)], []
-        return self._gates(served, dpath, dcls, effect, marker, capture)
+        broken, reasons = self._gates(served, dpath, dcls, effect, marker, capture)
+        unread = next((w for w in marks if w.offset is None and w.from_ids and not w.per_layer), None)
+        if unread is not None and not broken:  # which layers it names is not known: nothing proves they are right
+            reasons = [*reasons, f"{unread.place} writes a list built from the engine's layer ids, in a way "
+                                 f"eaglelint cannot read as those ids plus a shift"]
+        return broken, reasons
 
     def _gates(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, effect: SetterEffect, marker: Write,
                capture: DecoderCapture) -> tuple[list[Broken], list[str]]:
@@ -1250,6 +1255,9 @@ class _Walk:
         self.layers: dict[str, Path_] = {}
         self.holders: set[str] = set()  # locals bound to something built from a tracked object
         self.built: dict[str, int] = {}  # lists made empty, then fed the ids one by one: the shift they add
+        # loop variables over the ids -> the depth of undecided tests their loop's body runs at, where
+        # that body leaves no iteration early (no break or continue): an append there runs once an id
+        self.every_id: dict[str, int] = {}
         self.undecided = 0  # enclosing conditions the walk cannot decide
 
     def unknown(self, line: int, what: str) -> None:
@@ -1287,7 +1295,12 @@ class _Walk:
                 return self.block(s.orelse)
             self.bind_loop(s.target, s.iter)
             self.undecided += 1
+            bound = [n.id for n in nodes_of(s.target) if isinstance(n, ast.Name) and n.id in self.loop_vars]
+            if not any(isinstance(n, (ast.Break, ast.Continue)) for b in s.body for n in nodes_of(b)):
+                self.every_id.update(dict.fromkeys(bound, self.undecided))
             self.block(s.body)
+            for name in bound:
+                self.every_id.pop(name, None)
             self.undecided -= 1
             self.block(s.orelse)
             return True
@@ -1461,7 +1474,12 @@ class _Walk:
         if call is not None and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
                 and len(call.args) == 1 and not call.keywords and (name in self.empty or name in self.built):
             shift = next((self.offsets[v] + s for v in self.loop_vars if v in self.offsets
+                          and self.every_id.get(v) == self.undecided  # not under a test of its own
                           and (s := _shift(call.args[0], v)) is not None), None)
+        if call is not None and any(self._from_ids(a) or any(isinstance(n, ast.Name) and n.id in self.loop_vars
+                                                              and n.id in self.offsets for n in nodes_of(a))
+                                    for a in call.args):
+            self.ids.add(name)  # fed the ids, or values built from them: what it holds is built from them
         if shift is not None and name in self.empty:
             self.built[name] = shift
         elif shift is None or self.built.get(name) != shift:
@@ -1541,7 +1559,8 @@ class _Walk:
                 whole = isinstance(target.slice, ast.Slice) and not (target.slice.lower or target.slice.upper
                                                                       or target.slice.step)
                 self.out.writes.append(Write(path[:-1], path[-1], False, place, empty,
-                                             self.offset(value) if whole and not augmented else None))
+                                             self.offset(value) if whole and not augmented else None,
+                                             value is not None and self._from_ids(value)))
             elif self.tracked(target.value):
                 self.unknown(line, f"writes through {ast.unparse(target)}, which eaglelint does not follow")
             return
@@ -1557,7 +1576,8 @@ class _Walk:
             if classes and all(self.chain.read_only(c, target.attr) for c in classes):
                 self.out.read_only.append((place, ast.unparse(target)))
             self.out.writes.append(Write(path, target.attr, False, place, empty,
-                                         self.offset(value) if value is not None and not augmented else None))
+                                         self.offset(value) if value is not None and not augmented else None,
+                                         value is not None and self._from_ids(value)))
             if value is not None and not augmented and self.is_none(self.value(value)):
                 self.none_attrs.add((*path, target.attr))
             else:
@@ -1658,7 +1678,8 @@ class _Walk:
                 refill = name in ("extend", "update") and len(call.args) == 1 and not empty
                 self.out.writes.append(Write(path[:-1], path[-1], False,
                                              Place(self.defined, call.lineno, self.place.what), empty,
-                                             self.offset(call.args[0]) if refill else None))
+                                             self.offset(call.args[0]) if refill else None,
+                                             any(self._from_ids(a) for a in call.args)))
             elif self._passes_tracked(call) or name not in _READS:
                 self.unknown(call.lineno, f"calls self.{'.'.join((*path, name))}, whose class eaglelint "
                                           f"cannot tell")

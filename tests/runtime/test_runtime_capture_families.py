@@ -153,8 +153,7 @@ def release(tmp_path_factory) -> dict:
     released = installed_package(python)
     tree = copy_package(released, tmp_path_factory.mktemp("sglang-capture"))
     prepared = prepare_tree(tree)
-    changed = sorted(str(p.relative_to(tree / "sglang")) for p in (tree / "sglang").rglob("*.py")
-                     if p.read_bytes() != (released / p.relative_to(tree / "sglang")).read_bytes())
+    changed = changed_files(tree, released)
     return {"python": python, "released": released, "tree": tree, "prepared": prepared, "changed": changed,
             "root": tree.parent}
 
@@ -194,6 +193,44 @@ def write_checkpoint(python: Path, cls: str, root: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
 
 
+def changed_files(tree: Path, released: Path) -> list[str]:
+    """The files of the copied package (`tree`/sglang) whose bytes differ from the release's, sorted."""
+    return sorted(str(p.relative_to(tree / "sglang")) for p in (tree / "sglang").rglob("*.py")
+                  if p.read_bytes() != (released / p.relative_to(tree / "sglang")).read_bytes())
+
+
+def assert_members_as_released(unfixed: dict, family: Family) -> None:
+    """The release's class, probed as released: calling each member it lacks raises AttributeError
+    naming it; the others are there."""
+    for name in (SET_LAYERS, GET_EMBED_AND_HEAD):
+        error = unfixed["members"][name]
+        if name in family.missing:
+            assert error is not None and error.startswith("AttributeError") and name in error, unfixed
+        else:
+            assert error is None, unfixed
+
+
+def assert_decode_steps(forward: dict, family: Family, mode: str) -> None:
+    """Three decode steps of the fixed class: every layer step's output was read, and the aux states
+    handed to the logits processor are exactly the outputs of the engine's layers, in layer order."""
+    expected = [[k] for k in (family.outputs if mode == "ids" else family.outputs_none)]
+    steps = family.layers * family.loops
+    assert forward["num_layers"] == family.layers and forward["layer_steps"] == steps
+    assert len(forward["steps"]) == 3
+    for step in forward["steps"]:
+        assert step["mode"] == "DECODE" and step["capture_hidden_mode"] == "FULL"
+        assert step["layer_outputs_read"] == list(range(steps))  # every step's output seen
+        # each aux state equals exactly one layer's output, the engine's layer, in layer order
+        assert step["aux_equals_output_of"] == expected, step["aux_max_diff_to_output_of"]
+        assert step["aux_shapes"] == [[1, 64]] * len(expected)
+        assert step["logits_shape"] == [1, 256] and step["logits_finite"] is True
+
+
+# what get_embed_and_head returns on the tiny checkpoints: the model's own embedding and head
+MODELS_OWN_TENSORS = {"embed_is_models": True, "head_is_models": True, "embed_shape": [256, 64],
+                      "head_shape": [256, 64]}
+
+
 def started(report: dict, cls: str) -> dict:
     assert "start_error" not in report, f"{cls} did not start: {report['start_error']}"
     return report
@@ -210,12 +247,7 @@ def test_release_class_lacks_the_members_and_the_engine_refuses_it(cls, release)
     family = FAMILIES[cls]
     unfixed = started(probe(release, cls, "ids"), cls)["unfixed"]
     assert unfixed["file"] == str(release["released"] / family.path)
-    for name in (SET_LAYERS, GET_EMBED_AND_HEAD):
-        error = unfixed["members"][name]
-        if name in family.missing:
-            assert error is not None and error.startswith("AttributeError") and name in error, unfixed
-        else:
-            assert error is None, unfixed
+    assert_members_as_released(unfixed, family)
     if SET_LAYERS in family.missing:  # SGLang's configure_aux_hidden_state_capture checks for it first
         assert unfixed["engine_setup_error"].startswith("ValueError") and SET_LAYERS in unfixed[
             "engine_setup_error"], unfixed
@@ -247,18 +279,7 @@ def test_engine_start_up_calls_set_eagle3_layers_to_capture(cls, mode, release):
 @pytest.mark.parametrize("mode", ["ids", "none"])
 @pytest.mark.parametrize("cls", FAMILIES)
 def test_aux_states_handed_to_the_logits_processor_are_the_outputs_of_the_engines_layers(cls, mode, release):
-    family = FAMILIES[cls]
-    forward = started(probe(release, cls, mode), cls)["forward"]
-    expected = [[k] for k in (family.outputs if mode == "ids" else family.outputs_none)]
-    assert forward["num_layers"] == family.layers and forward["layer_steps"] == family.layers * family.loops
-    assert len(forward["steps"]) == 3
-    for step in forward["steps"]:
-        assert step["mode"] == "DECODE" and step["capture_hidden_mode"] == "FULL"
-        assert step["layer_outputs_read"] == list(range(family.layers * family.loops))  # every step's output seen
-        # each aux state equals exactly one layer's output, the engine's layer, in layer order
-        assert step["aux_equals_output_of"] == expected, step["aux_max_diff_to_output_of"]
-        assert step["aux_shapes"] == [[1, 64]] * len(expected)
-        assert step["logits_shape"] == [1, 256] and step["logits_finite"] is True
+    assert_decode_steps(started(probe(release, cls, mode), cls)["forward"], FAMILIES[cls], mode)
 
 
 @pytest.mark.parametrize("mode", ["ids", "none"])
@@ -276,6 +297,4 @@ def test_only_the_named_mixers_are_stood_in_and_they_ran(cls, mode, release):
 
 @pytest.mark.parametrize("cls", FAMILIES)
 def test_get_embed_and_head_returns_the_models_own_tensors(cls, release):
-    got = started(probe(release, cls, "ids"), cls).get("get_embed_and_head")
-    assert got == {"embed_is_models": True, "head_is_models": True, "embed_shape": [256, 64],
-                   "head_shape": [256, 64]}
+    assert started(probe(release, cls, "ids"), cls).get("get_embed_and_head") == MODELS_OWN_TENSORS

@@ -21,7 +21,18 @@ from dataclasses import dataclass
 
 import pytest
 from runtime_support import RUNTIME_SCRIPTS, copy_package, installed_package, run_child, run_fix, venv_python
-from test_runtime_capture_families import FIXER, GET_EMBED_AND_HEAD, PROBE, SET_LAYERS, Family, started
+from test_runtime_capture_families import (
+    FIXER,
+    GET_EMBED_AND_HEAD,
+    MODELS_OWN_TENSORS,
+    PROBE,
+    SET_LAYERS,
+    Family,
+    assert_decode_steps,
+    assert_members_as_released,
+    changed_files,
+    started,
+)
 
 pytestmark = [pytest.mark.runtime, pytest.mark.slow]
 
@@ -70,8 +81,7 @@ def release(tmp_path_factory) -> dict:
         fixed = run_fix(tree / "sglang" / family.path, sys.executable)
         assert fixed.returncode in (0, 1), fixed.stderr
         prepared[cls] = "fixer: " + fixed.stdout.strip()[-2000:]
-    changed = sorted(str(p.relative_to(tree / "sglang")) for p in (tree / "sglang").rglob("*.py")
-                     if p.read_bytes() != (released / p.relative_to(tree / "sglang")).read_bytes())
+    changed = changed_files(tree, released)
     return {"python": python, "released": released, "tree": tree, "prepared": prepared, "changed": changed,
             "root": tree.parent}
 
@@ -115,12 +125,7 @@ def test_release_class_lacks_the_members(cls, release):
     family = FAMILIES[cls]
     unfixed = started(probe(release, cls, "ids"), cls)["unfixed"]
     assert unfixed["file"] == str(release["released"] / family.path)
-    for name in (SET_LAYERS, GET_EMBED_AND_HEAD):
-        error = unfixed["members"][name]
-        if name in family.missing:
-            assert error is not None and error.startswith("AttributeError") and name in error, unfixed
-        else:
-            assert error is None, unfixed
+    assert_members_as_released(unfixed, family)
     # a released forward that reads the flag sets it False; one the fixer edits has no flag at all
     assert unfixed["capture"]["capture_aux_hidden_states"] is (None if family.forward_edited else False)
 
@@ -160,18 +165,7 @@ def test_engine_start_up_calls_set_eagle3_layers_to_capture(cls, mode, release):
 @pytest.mark.parametrize("mode", ["ids", "none"])
 @pytest.mark.parametrize("cls", FAMILIES)
 def test_aux_states_handed_to_the_logits_processor_are_the_outputs_of_the_engines_layers(cls, mode, release):
-    family = FAMILIES[cls]
-    forward = started(probe(release, cls, mode), cls)["forward"]
-    expected = [[k] for k in (family.outputs if mode == "ids" else family.outputs_none)]
-    assert forward["num_layers"] == family.layers and forward["layer_steps"] == family.layers
-    assert len(forward["steps"]) == 3
-    for step in forward["steps"]:
-        assert step["mode"] == "DECODE" and step["capture_hidden_mode"] == "FULL"
-        assert step["layer_outputs_read"] == list(range(family.layers))  # every layer's output seen
-        # each aux state equals exactly one layer's output, the engine's layer, in layer order
-        assert step["aux_equals_output_of"] == expected, step["aux_max_diff_to_output_of"]
-        assert step["aux_shapes"] == [[1, 64]] * len(expected)
-        assert step["logits_shape"] == [1, 256] and step["logits_finite"] is True
+    assert_decode_steps(started(probe(release, cls, mode), cls)["forward"], FAMILIES[cls], mode)
 
 
 @pytest.mark.parametrize("mode", ["ids", "none"])
@@ -182,7 +176,5 @@ def test_only_the_kv_copy_warm_up_is_stood_in(cls, mode, release):
 
 @pytest.mark.parametrize("cls", FAMILIES)
 def test_get_embed_and_head_returns_the_models_own_tensors(cls, release):
-    got = started(probe(release, cls, "ids"), cls).get("get_embed_and_head")
-    assert got == {"embed_is_models": True, "head_is_models": True, "embed_shape": [256, 64],
-                   "head_shape": [256, 64]}
+    assert started(probe(release, cls, "ids"), cls).get("get_embed_and_head") == MODELS_OWN_TENSORS
 

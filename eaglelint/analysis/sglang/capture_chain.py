@@ -965,6 +965,10 @@ class CaptureChainAnalysis:
         if unread is not None and not broken:  # which layers it names is not known: nothing proves they are right
             reasons = [*reasons, f"{unread.place} writes a list built from the engine's layer ids, in a way "
                                  f"eaglelint cannot read as those ids plus a shift"]
+        changed = next((w for w in marks if w.partial), None)
+        if changed is not None and not broken:  # an id added or taken away: the layers named are not known
+            reasons = [*reasons, f"{changed.place} changes {obj}.{changed.name} in place, in a way eaglelint "
+                                 f"cannot read as the engine's layer ids plus a shift"]
         return broken, reasons
 
     def _gates(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, effect: SetterEffect, marker: Write,
@@ -1679,7 +1683,8 @@ class _Walk:
                 self.out.writes.append(Write(path[:-1], path[-1], False,
                                              Place(self.defined, call.lineno, self.place.what), empty,
                                              self.offset(call.args[0]) if refill else None,
-                                             any(self._from_ids(a) for a in call.args)))
+                                             any(self._from_ids(a) for a in call.args),
+                                             partial=not (empty or refill)))
             elif self._passes_tracked(call) or name not in _READS:
                 self.unknown(call.lineno, f"calls self.{'.'.join((*path, name))}, whose class eaglelint "
                                           f"cannot tell")

@@ -1263,6 +1263,7 @@ class _Walk:
         # that body leaves no iteration early (no break or continue): an append there runs once an id
         self.every_id: dict[str, int] = {}
         self.undecided = 0  # enclosing conditions the walk cannot decide
+        self.aliases: dict[str, set[str]] = {}  # locals bound to the same list (`shifted = layer_ids`)
 
     def unknown(self, line: int, what: str) -> None:
         self.out.unknown.append(f"{self.place.what} ({Path(self.defined.path).name}:{line}) {what}")
@@ -1468,6 +1469,8 @@ class _Walk:
             self.built.pop(name.id, None)
             self.env.pop(name.id, None)
             self.layers.pop(name.id, None)
+            for other in self.aliases.pop(name.id, set()):
+                self.aliases.get(other, set()).discard(name.id)
 
     def changed(self, name: str, call: ast.Call | None) -> None:
         """A local updated in place (`out.append(x)`, `out[k] = x`): what the walk knew of its
@@ -1492,6 +1495,15 @@ class _Walk:
         self.offsets.pop(name, None)
         if name in self.built:
             self.offsets[name] = self.built[name]
+        for other in self.aliases.get(name, ()):  # the same list under another name: changed as well
+            for bag in (self.ids, self.empty):
+                bag.discard(other)
+                if name in bag:
+                    bag.add(other)
+            for known in (self.offsets, self.built):
+                known.pop(other, None)
+                if name in known:
+                    known[other] = known[name]
 
     def _iter_layers(self, node: ast.AST) -> Path_ | None:
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
@@ -1536,6 +1548,12 @@ class _Walk:
             else ""
         offset = self.offset(value) if kind == "ids" else None
         self.forget(target)
+        if isinstance(value, ast.Name) and value.id != target.id and value.id not in self.env:
+            # a second name for the same list: a change through either is a change of both
+            group = {value.id, *self.aliases.get(value.id, ())}
+            for name in group:
+                self.aliases.setdefault(name, set()).add(target.id)
+            self.aliases[target.id] = group
         if path is not None:
             self.env[target.id] = path
         elif layer is not None:

@@ -56,6 +56,8 @@ class Write:
     # adds to or takes from what the object held (`.append(k)`, `.remove(k)`, `.sort()`): what it holds
     # after is not read
     partial: bool = False
+    truth: bool | None = True  # the value written as a test on this run (False: None, False, 0, empty); None: unknown
+    certain: bool = True  # made on every path of this run (under no test the walk cannot decide)
 
 
 class Link(Enum):

@@ -1150,8 +1150,9 @@ class CaptureChainAnalysis:
         if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
             served, cls, effect = holder
             writes = [w for w in effect.writes if w.path == prefix and w.name == test.attr and not w.per_layer]
-            if any(not w.empty for w in writes):
-                return True
+            last = _last_truth(writes)
+            if last is True or last is False and not effect.unknown:
+                return last
             if effect.unknown or writes or not self._never_set(served, cls, effect, test.attr):
                 return None  # set where eaglelint cannot see (`self.use_aux = config.eagle`), or unknown
             return False
@@ -1264,13 +1265,39 @@ class _Walk:
         self.every_id: dict[str, int] = {}
         self.undecided = 0  # enclosing conditions the walk cannot decide
         self.aliases: dict[str, set[str]] = {}  # locals bound to the same list (`shifted = layer_ids`)
+        self.cut = 0  # earlier undecided tests one of whose branches left: the rest runs on some paths only
+        self.outer = 0  # undecided tests (and cuts) around the call that runs this walk
 
     def unknown(self, line: int, what: str) -> None:
         self.out.unknown.append(f"{self.place.what} ({Path(self.defined.path).name}:{line}) {what}")
 
     def block(self, stmts: list[ast.stmt]) -> bool:
         """Runs stmts; False once a statement always leaves (return, raise)."""
-        return all(self.stmt(s) for s in stmts)
+        cut = self.cut
+        try:
+            return all(self.stmt(s) for s in stmts)
+        finally:
+            self.cut = cut
+
+    @property
+    def certain(self) -> bool:
+        """What runs here runs on every path of this run."""
+        return self.undecided == 0 and self.cut == 0 and self.outer == 0
+
+    def truth(self, value: ast.AST | None) -> bool | None:
+        """A written value as a test on this run (`True`, `layer_ids is not None`), where known."""
+        value = self.value(value)
+        if value is None:
+            return None
+        if self.is_empty(value):
+            return False
+        if isinstance(value, ast.Constant):
+            return bool(value.value)
+        if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+            return True  # not empty (is_empty above)
+        if isinstance(value, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
+            return self.test(value)
+        return None
 
     def stmt(self, s: ast.stmt) -> bool:
         if isinstance(s, ast.Raise):
@@ -1292,6 +1319,8 @@ class _Walk:
             a = self.block(s.body)
             b = self.block(s.orelse)
             self.undecided -= 1
+            if not (a and b):
+                self.cut += 1  # `if cond: return`: what follows runs on some paths only
             return a or b
         if isinstance(s, (ast.For, ast.AsyncFor)):
             self.expr(s.iter)
@@ -1599,7 +1628,8 @@ class _Walk:
                 self.out.read_only.append((place, ast.unparse(target)))
             self.out.writes.append(Write(path, target.attr, False, place, empty,
                                          self.offset(value) if value is not None and not augmented else None,
-                                         value is not None and self._from_ids(value)))
+                                         value is not None and self._from_ids(value),
+                                         truth=None if augmented else self.truth(value), certain=self.certain))
             if value is not None and not augmented and self.is_none(self.value(value)):
                 self.none_attrs.add((*path, target.attr))
             else:
@@ -1731,7 +1761,9 @@ class _Walk:
             elif layer is not None:
                 self.out.writes.append(Write(layer, attr or "", True, place, empty, self.layer_offset(call.args[0])))
             elif path is not None:
-                self.out.writes.append(Write(path, attr or "", False, place, empty))
+                self.out.writes.append(Write(path, attr or "", False, place, empty,
+                                             truth=self.truth(call.args[2]) if len(call.args) > 2 else None,
+                                             certain=self.certain))
             elif self.tracked(call.args[0]):
                 self.unknown(call.lineno, f"calls setattr on {ast.unparse(call.args[0])}, which eaglelint "
                                           f"cannot place")
@@ -1772,6 +1804,7 @@ class _Walk:
         self.out.calls.append(Place(owner, fn.lineno, what))
         inner = _Walk(self.chain, self.served, owner, self_path or (), self.bound, self.out, self.seen,
                       self.depth + 1, {}, set(), Place(owner, fn.lineno, what), self.none)
+        inner.outer = self.outer + self.undecided + self.cut
         params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
         if self_path is not None and params:
             inner.env[params[0]] = self_path
@@ -2504,6 +2537,23 @@ class _ServedForward:
             return True
         read = [n for n in self.nodes if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
         return None if read else False  # read anywhere else: it may reach the logits another way
+
+
+def _last_truth(writes: list[Write]) -> bool | None:
+    """What a flag holds as a test after a run's writes of it, in order: a write on every path
+    sets it; one on some paths keeps what it held only where it writes the same, and a first
+    write of a true value counts (the flag is set where that path runs). None where not known
+    or never written."""
+    state: bool | None = None
+    touched = False
+    for w in writes:
+        if w.certain:
+            state, touched = w.truth, True
+        elif not touched and w.truth is True:
+            state, touched = True, True
+        elif w.truth is not state:
+            state, touched = None, True
+    return state
 
 
 def _expression_tests(stmt: ast.AST, node: ast.AST) -> list[ast.AST]:

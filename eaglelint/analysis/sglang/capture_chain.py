@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -760,6 +760,8 @@ class CaptureChainAnalysis:
                 broken += none_found
                 unknown += none_unknown
             found, undecided = self._links_fg(served, dpath, dcls, bound, effect, where)
+            if hook == CAPTURE_HOOK and not found and not undecided and not effect.unknown:
+                found, undecided = self._links_fg_none(served, dpath, dcls, bound, hook, where)
             broken += found
             unknown += undecided
         return Chain(served, hook, where, first, tuple(dict.fromkeys(broken)), tuple(dict.fromkeys(unknown)),
@@ -789,6 +791,20 @@ class CaptureChainAnalysis:
         return [Broken(Link.CALL, f"{where} called with None (the engine's call when the draft config names no "
                                   f"layers) marks no layer of self.{'.'.join(dpath)}: nothing is captured", where,
                        capture.test or capture.place)], []
+
+    def _links_fg_none(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, bound: dict[Path_, ClassEntity],
+                       hook: str, where: Place) -> tuple[list[Broken], list[str]]:
+        """Links f and g once the member ran with None: the flag the served forward tests is
+        what that run leaves (`self.capture_aux_hidden_states = layer_ids is not None` leaves it
+        false), and the decoder captures its default layers all the same."""
+        effect = self.effect(served, hook, bound, none=True)
+        if effect is None or effect.none_fails is not None or effect.raises is not None:
+            return [], []  # link b's None half says so
+        if effect.unknown:
+            return [], effect.unknown
+        found, undecided = self._links_fg(served, dpath, dcls, bound, effect, where)
+        said = "called with None (the engine's call when the draft config names no layers)"
+        return [replace(b, message=f"{said}: {b.message}") for b in found], undecided
 
     def _gives_data(self, served: ClassEntity, fn: Fn) -> bool:
         """A property getter that returns data, never a function: literals, or attributes of the

@@ -1115,6 +1115,11 @@ class CaptureChainAnalysis:
                            Place(defined, first.line, place.what))], []
         if passed is None:
             return [], [f"{place} hands {first.aux} to what eaglelint does not follow before its logits processor"]
+        reached = [c for c, tests in reading.logits_calls() if self._tests_truth(tests, prefix, holder) is not False]
+        other = next((c for c in reached if not reading.gives_itself(c, first.aux)), None)
+        if other is not None:
+            return [], [f"{place} calls self.{LOGITS} (line {other.lineno}) with something other than {first.aux} "
+                        f"where the aux hidden states go, on a path eaglelint cannot rule out"]
         return [], []
 
     def _boxed_fg(self, capture: DecoderCapture, reading: _ServedForward, place: Place, prefix: Path_,
@@ -2539,6 +2544,52 @@ class _ServedForward:
                     and any(isinstance(t, ast.Name) and t.id == a.source for t in _targets(n))):
                 return b
         return None
+
+    def logits_calls(self) -> list[tuple[ast.Call, tuple[ast.AST, ...]]]:
+        """Each call of the logits processor, with the tests it runs under: those of the `if`s
+        and conditional expressions around it, and `not t` after an `if t:` whose body leaves."""
+        out: list[tuple[ast.Call, tuple[ast.AST, ...]]] = []
+
+        def visit(stmts: list[ast.stmt], tests: tuple[ast.AST, ...]) -> bool:
+            for s in stmts:
+                if isinstance(s, ast.If):
+                    negated = ast.UnaryOp(op=ast.Not(), operand=s.test)
+                    body, orelse = visit(s.body, (*tests, s.test)), visit(s.orelse, (*tests, negated))
+                    if not (body or orelse):
+                        return False
+                    tests = tests if body and orelse else (*tests, negated if orelse else s.test)
+                    continue
+                if isinstance(s, (ast.With, ast.AsyncWith)):
+                    if not visit(s.body, tests):
+                        return False
+                    continue
+                for n in nodes_of(s):
+                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == LOGITS:
+                        out.append((n, (*tests, *_expression_tests(s, n))))
+                if isinstance(s, (ast.Return, ast.Raise)):
+                    return False
+            return True
+
+        visit(self.fn.body, ())
+        return out
+
+    def gives_itself(self, call: ast.Call, aux: str) -> bool:
+        """The call hands the logits processor `aux` itself (or a local bound to it and to
+        nothing made from it) where the aux hidden states go: not a slice of it, not items of
+        it reordered, not nothing."""
+        index, keyword = _AUX_ARG
+        given = [call.args[index]] if len(call.args) > index else []
+        given += [k.value for k in call.keywords if k.arg == keyword]
+        if len(given) != 1 or not isinstance(given[0], ast.Name):
+            return False
+        same, made = {aux}, set()
+        for n in self.nodes:
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                if isinstance(n.value, ast.Name) and n.value.id in same:
+                    same.add(n.targets[0].id)
+                elif any(isinstance(m, ast.Name) and m.id in same for m in nodes_of(n.value)):
+                    made.add(n.targets[0].id)  # `aux = aux[::-1]`: no longer the states as captured
+        return given[0].id in same - made
 
     def reaches_logits(self, aux: str) -> bool | None:
         """Whether the logits processor's calls get `aux` (or a local made from it); None where

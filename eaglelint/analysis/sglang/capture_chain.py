@@ -170,8 +170,10 @@ class _Read:
     repeats: set[str] = field(default_factory=set)
     tests: set[tuple[frozenset[str], frozenset[str], bool]] = field(default_factory=set)
     soft_flags: set[str] = field(default_factory=set)
+    odd: list[str] = field(default_factory=list)  # capture tests that read a capture list in a way not read
 
     def merge(self, inner: _Read) -> None:
+        self.odd += inner.odd
         self.repeats |= inner.repeats
         self.tests |= inner.tests
         self.soft_flags |= inner.soft_flags
@@ -422,6 +424,8 @@ class CaptureChainAnalysis:
             why = f"{where} collects aux hidden states (reads {', '.join(names)})"
         if returns is None and read.unread:
             why = "; ".join(read.unread)
+        if read.odd and returns is not False:
+            returns, why = None, "; ".join(dict.fromkeys(read.odd))  # which layers it captures is not read
         placements: dict[str, Place] = {}
         for p, at in read.placements.items():
             if p.startswith("handed:"):
@@ -579,7 +583,9 @@ class CaptureChainAnalysis:
                     {p: Place(defined, line, place.what) for p, line in reader.placements.items()},
                     {self._field(defined, call, index, keyword) for call, index, keyword in reader.boxes},
                     repeats=set(reader.repeats), tests=set(reader.tests),
-                    soft_flags=set(reader.soft_flags))
+                    soft_flags=set(reader.soft_flags),
+                    odd=[f"{Place(defined, getattr(t, 'lineno', fn.lineno), place.what)} captures only where "
+                         f"{ast.unparse(t)}, which eaglelint does not read" for t in reader.odd])
         for callee in reader.passes:  # returns what another forward or helper returns
             target = self._callee(cls, defined, callee)
             if target is None and self._submodule(cls, callee[1]):
@@ -619,6 +625,7 @@ class CaptureChainAnalysis:
             out.repeats |= inner.repeats
             out.test = out.test or inner.test
             out.unread += inner.unread
+            out.odd += inner.odd
         return out
 
     def _field(self, defined: ClassEntity, call: ast.Call, index: int | None, keyword: str | None) -> str | None:
@@ -2057,6 +2064,9 @@ class _ForwardReader:
         self.tests: set[tuple[frozenset[str], frozenset[str], bool]] = set()
         self.soft_flags: set[str] = set()  # flags read as `getattr(layer, "flag", False)`: absent is unset
         self._loops: list[ast.For | ast.AsyncFor] | None = None  # the for loops of the forward, listed once
+        # parts of a capture test that read a capture list otherwise than `i in self.<list>` or as
+        # true whenever that holds (`self.<list>`, `len(self.<list>) > 0`): `len(self.<list>) > 2`
+        self.odd: list[ast.AST] = []
         self.nodes = nodes_of(fn)  # one walk, read by every pass below
         assigned: dict[str, list[ast.AST]] = {}
         for n in self.nodes:
@@ -2098,6 +2108,13 @@ class _ForwardReader:
                         self.tests.add((frozenset(attrs), frozenset(flags), bool(self._loops_around(feed))))
                         self.test_line = self.test_line or getattr(test, "lineno", 0)
                         break
+            owners = {id(n.test): n for n in self.nodes if isinstance(n, (ast.If, ast.IfExp))}
+            for feed, tests in feeds:  # a capture list read another way than asking for the layer
+                for test in tests:
+                    owner = owners.get(id(test))
+                    body = owner.body if isinstance(owner, ast.If) else [owner.body] if owner else []
+                    within = any(m is feed for b in body for m in nodes_of(b))  # else: fed where the test fails
+                    self.odd += self._odd_parts(test, self.attrs, within)
             # a local fed under no test that no return mentions (`zero_allocator` handed to each
             # layer) is no capture: it says nothing of where the capture sits
             self._place(feeds)
@@ -2302,6 +2319,49 @@ class _ForwardReader:
             self._loops = [n for n in self.nodes if isinstance(n, (ast.For, ast.AsyncFor))]
         line = getattr(feed, "lineno", 0)
         return [n for n in self._loops if n.lineno <= line <= (n.end_lineno or 0)]
+
+    def _odd_parts(self, test: ast.AST, attrs: set[str], holds: bool = True) -> list[ast.AST]:
+        """The parts of a capture test (that must hold, or with `holds` False fail, where the
+        capture runs) that read one of `attrs` in a way that is not read: anything but a
+        membership test, or a test that holds wherever the layer is in the list (`self.<list>`,
+        `len(self.<list>) > 0`, `self.<list> is not None`, or where the test must fail,
+        `len(self.<list>) == 0`, `self.<list> is None`): `len(self.<list>) > 2` is not."""
+        if isinstance(test, ast.BoolOp):
+            return [p for v in test.values for p in self._odd_parts(v, attrs, holds)]
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._odd_parts(test.operand, attrs, not holds)
+        if not self._reads_list(test, attrs):
+            return []
+        if isinstance(test, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in test.ops):
+            return []
+        if holds and self._is_list(test, attrs):
+            return []
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant):
+            left, op, right = test.left, test.ops[0], test.comparators[0].value
+            if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len" \
+                    and len(left.args) == 1 and self._is_list(left.args[0], attrs):
+                nonempty = (isinstance(op, (ast.Gt, ast.NotEq)) and right == 0 or isinstance(op, ast.GtE)
+                            and right == 1)
+                empty = isinstance(op, ast.Eq) and right == 0 or isinstance(op, ast.Lt) and right == 1
+                if nonempty and holds or empty and not holds:
+                    return []
+            if isinstance(op, (ast.Is, ast.IsNot)) and right is None and self._is_list(left, attrs) \
+                    and isinstance(op, ast.IsNot) == holds:
+                return []
+        return [test]
+
+    def _is_list(self, node: ast.AST, attrs: set[str]) -> bool:
+        """`self.<a>` for a in attrs, or a local every value of which is one."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            return node.attr in attrs
+        values = self.assigned.get(node.id, []) if isinstance(node, ast.Name) else []
+        return bool(values) and all(self._is_list(v, attrs) for v in values)
+
+    def _reads_list(self, node: ast.AST, attrs: set[str]) -> bool:
+        """Mentions `self.<a>` for a in attrs, or a local bound to what does."""
+        return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"
+                   and n.attr in attrs or isinstance(n, ast.Name) and n.id in self.assigned
+                   and any(self._is_list(v, attrs) for v in self.assigned[n.id]) for n in nodes_of(node))
 
     def _test_reads(self, test: ast.AST) -> tuple[set[str], set[str]]:
         """The self attributes and per-layer flags one capture test reads."""

@@ -1175,13 +1175,21 @@ class CaptureChainAnalysis:
                 and len(test.args) == 2 and isinstance(test.args[1], ast.Name) and test.args[1].id in ("tuple",
                                                                                                      "list"):
             return True  # the decoder returns its tuple (link e holds)
-        if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
+        obj, attr = (test.value, test.attr) if isinstance(test, ast.Attribute) else (None, None)
+        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "getattr" \
+                and len(test.args) in (2, 3) and _const(test.args[1]) \
+                and (len(test.args) == 2 or isinstance(test.args[2], ast.Constant) and not test.args[2].value):
+            obj, attr = test.args[0], _const(test.args[1])  # `getattr(self.model, "flag", False)`: absent is off
+        path = self_path(obj, {"self": ()}) if obj is not None else None
+        if path is not None and attr:
             served, cls, effect = holder
-            writes = [w for w in effect.writes if w.path == prefix and w.name == test.attr and not w.per_layer]
+            writes = [w for w in effect.writes if w.path == prefix + path and w.name == attr and not w.per_layer]
             last = _last_truth(writes)
             if last is True or last is False and not effect.unknown:
                 return last
-            if effect.unknown or writes or not self._never_set(served, cls, effect, test.attr):
+            if path:
+                return None  # on an object it holds: what else sets it is not searched
+            if effect.unknown or writes or not self._never_set(served, cls, effect, attr):
                 return None  # set where eaglelint cannot see (`self.use_aux = config.eagle`), or unknown
             return False
         return _engine_truths().truth(test)

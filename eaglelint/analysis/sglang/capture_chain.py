@@ -2238,14 +2238,19 @@ class _ForwardReader:
         loop = max(loops, key=lambda n: n.lineno)
         target = loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
         names = {t.id for t in target if isinstance(t, ast.Name)}
+        counted = _counted_from(loop)
+        if counted is None:
+            return ""  # `enumerate(self.layers, start)` with a start that is not read
         test = tests[-1]
         parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-        # `i in self.layers_to_capture` asks about this layer; `i - 1 in ...` about the one before it
-        asked = [shift for part in parts if isinstance(part, ast.Compare) and len(part.ops) == 1
-                 and isinstance(part.ops[0], ast.In)
-                 for shift in [next((_shift(part.left, n) for n in names if _shift(part.left, n) is not None),
-                                    None) if not isinstance(part.left, ast.Name) or part.left.id in names
-                               else self._unrolled(part.left.id, names, loops, loop)]
+        # `i in self.layers_to_capture` asks about this layer; `i - 1 in ...` about the one before it;
+        # with `enumerate(self.layers, 1)`, `i in ...` asks about the layer after the one it indexes
+        asked = [shift + (counted[1] if n == counted[0] else 0) for part in parts
+                 if isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.In)
+                 for shift, n in [next(((_shift(part.left, n), n) for n in names
+                                        if _shift(part.left, n) is not None), (None, ""))
+                                  if not isinstance(part.left, ast.Name) or part.left.id in names
+                                  else (self._unrolled(part.left.id, names, loops, loop), "")]
                  if shift is not None]
         flag = (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "getattr"
                 and bool(test.args) and isinstance(test.args[0], ast.Name)
@@ -2689,6 +2694,21 @@ def _last_truth(writes: list[Write]) -> bool | None:
         elif w.truth is not state:
             state, touched = None, True
     return state
+
+
+def _counted_from(loop: ast.For | ast.AsyncFor) -> tuple[str, int] | None:
+    """The index a loop counts (`for i, layer in enumerate(self.layers, 1)`: ("i", 1)), ("", 0)
+    where it counts none from elsewhere than 0, None where its start is not a number."""
+    it = loop.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate"
+            and isinstance(loop.target, ast.Tuple) and loop.target.elts and isinstance(loop.target.elts[0], ast.Name)):
+        return "", 0
+    start = it.args[1] if len(it.args) > 1 else next((k.value for k in it.keywords if k.arg == "start"), None)
+    if start is None:
+        return "", 0
+    if isinstance(start, ast.Constant) and type(start.value) is int:
+        return loop.target.elts[0].id, start.value
+    return None
 
 
 def _expression_tests(stmt: ast.AST, node: ast.AST) -> list[ast.AST]:

@@ -1663,7 +1663,8 @@ class _Walk:
             if classes and all(self.chain.read_only(c, target.attr) for c in classes):
                 self.out.read_only.append((place, ast.unparse(target)))
             self.out.writes.append(Write(path, target.attr, False, place, empty,
-                                         self.offset(value) if value is not None and not augmented else None,
+                                         self.offset(value) if value is not None and not augmented
+                                         and not _one_shot(self.value(value)) else None,
                                          value is not None and self._from_ids(value),
                                          truth=None if augmented else self.truth(value), certain=self.certain))
             if value is not None and not augmented and self.is_none(self.value(value)):
@@ -2694,6 +2695,13 @@ def _last_truth(writes: list[Write]) -> bool | None:
         elif w.truth is not state:
             state, touched = None, True
     return state
+
+
+def _one_shot(value: ast.AST | None) -> bool:
+    """An iterator, used up by the first test that walks it (`(v + 1 for v in ids)`, `map(...)`):
+    a decoder that asks `i in` it for each layer does not see the ids a list would hold."""
+    return isinstance(value, ast.GeneratorExp) or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+        and value.func.id in ("map", "filter", "iter", "zip", "reversed", "enumerate")
 
 
 def _counted_from(loop: ast.For | ast.AsyncFor) -> tuple[str, int] | None:

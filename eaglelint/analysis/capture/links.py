@@ -58,6 +58,7 @@ class Write:
     partial: bool = False
     truth: bool | None = True  # the value written as a test on this run (False: None, False, 0, empty); None: unknown
     certain: bool = True  # made on every path of this run (under no test the walk cannot decide)
+    in_place: bool = False  # changes the object the attribute holds (`x[:] = ...`, `x.extend(...)`), not the attribute
 
 
 class Link(Enum):

@@ -66,6 +66,7 @@ _ENGINE_PROCESSOR = ("layers.logits_processor", "LogitsProcessor")
 _AUX_ARG = (4, "aux_hidden_states")
 _LOGITS_OUTPUT = "LogitsProcessorOutput"
 _DEPTH = 6
+_FRESH = ("seq", "const", "call")  # values an attribute is bound to that no other object holds (a list made there)
 
 _Holder = tuple["ClassEntity", "ClassEntity", "SetterEffect"]  # the served class, the object a flag is on, the effect
 
@@ -935,6 +936,10 @@ class CaptureChainAnalysis:
         matched = attrs & capture.attrs or flags & capture.flags
         if not matched and effect.unknown:
             return [], []  # what the member does is not all known: the reasons are the effect's
+        shared = None if matched else next((w for w in effect.writes if w.in_place and self._shared(served, w)), None)
+        if shared is not None:  # `self.ids = self.model.layers_to_capture` in __init__, then `self.ids[:] = ...`
+            return [], [f"{shared.place} changes self.{'.'.join((*shared.path, shared.name))} in place, which holds "
+                        f"a list taken from elsewhere: it may be the one {capture.place} reads"]
         if not writes:
             return [Broken(Link.WRITE, f"{where} writes nothing on {obj} ({dcls.qualname}), which decides what is "
                                        f"captured: nothing is captured", where, reader)], []
@@ -993,6 +998,13 @@ class CaptureChainAnalysis:
             reasons = [*reasons, f"{changed.place} changes {obj}.{changed.name} in place, in a way eaglelint "
                                  f"cannot read as the engine's layer ids plus a shift"]
         return broken, reasons
+
+    def _shared(self, served: ClassEntity, write: Write) -> bool:
+        """The attribute a write changes in place is bound somewhere to what another object may
+        hold too (an attribute of an object, an item, a parameter), not only to a list made there."""
+        return any(v.kind not in _FRESH for c in self.classes_at(served, write.path, {})
+                   for o in self.resolver.mro(c) for a in self.resolver.info(o).self_assigns.get(write.name, ())
+                   for v in a.values)
 
     def _gates(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, effect: SetterEffect, marker: Write,
                capture: DecoderCapture) -> tuple[list[Broken], list[str]]:
@@ -1647,7 +1659,7 @@ class _Walk:
                                                                       or target.slice.step)
                 self.out.writes.append(Write(path[:-1], path[-1], False, place, empty,
                                              self.offset(value) if whole and not augmented else None,
-                                             value is not None and self._from_ids(value)))
+                                             value is not None and self._from_ids(value), in_place=True))
             elif self.tracked(target.value):
                 self.unknown(line, f"writes through {ast.unparse(target)}, which eaglelint does not follow")
             return
@@ -1769,7 +1781,7 @@ class _Walk:
                                              Place(self.defined, call.lineno, self.place.what), empty,
                                              self.offset(call.args[0]) if refill else None,
                                              any(self._from_ids(a) for a in call.args),
-                                             partial=not (empty or refill)))
+                                             partial=not (empty or refill), in_place=True))
             elif self._passes_tracked(call) or name not in _READS:
                 self.unknown(call.lineno, f"calls self.{'.'.join((*path, name))}, whose class eaglelint "
                                           f"cannot tell")

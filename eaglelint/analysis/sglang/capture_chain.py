@@ -936,10 +936,9 @@ class CaptureChainAnalysis:
         matched = attrs & capture.attrs or flags & capture.flags
         if not matched and effect.unknown:
             return [], []  # what the member does is not all known: the reasons are the effect's
-        shared = None if matched else next((w for w in effect.writes if w.in_place and self._shared(served, w)), None)
-        if shared is not None:  # `self.ids = self.model.layers_to_capture` in __init__, then `self.ids[:] = ...`
-            return [], [f"{shared.place} changes self.{'.'.join((*shared.path, shared.name))} in place, which holds "
-                        f"a list taken from elsewhere: it may be the one {capture.place} reads"]
+        shared = [] if matched else self._shared_reasons(served, effect, capture)
+        if shared:
+            return [], shared
         if not writes:
             return [Broken(Link.WRITE, f"{where} writes nothing on {obj} ({dcls.qualname}), which decides what is "
                                        f"captured: nothing is captured", where, reader)], []
@@ -989,15 +988,16 @@ class CaptureChainAnalysis:
                 Link.RETURN, f"{marker.place} turns capture on in {obj} ({dcls.qualname}), but {capture.why}: "
                 f"nothing reaches the logits processor", marker.place, reader)], []
         broken, reasons = self._gates(served, dpath, dcls, effect, marker, capture)
-        unread = next((w for w in marks if w.offset is None and w.from_ids and not w.per_layer), None)
-        if unread is not None and not broken:  # which layers it names is not known: nothing proves they are right
-            reasons = [*reasons, f"{unread.place} writes a list built from the engine's layer ids, in a way "
-                                 f"eaglelint cannot read as those ids plus a shift"]
-        changed = next((w for w in marks if w.partial), None)
-        if changed is not None and not broken:  # an id added or taken away: the layers named are not known
-            reasons = [*reasons, f"{changed.place} changes {obj}.{changed.name} in place, in a way eaglelint "
-                                 f"cannot read as the engine's layer ids plus a shift"]
-        return broken, reasons
+        return broken, reasons if broken else [*reasons, *_unread_ids(marks, obj)]
+
+    def _shared_reasons(self, served: ClassEntity, effect: SetterEffect, capture: DecoderCapture) -> list[str]:
+        """`self.ids = self.model.layers_to_capture` in __init__, then `self.ids[:] = ...` in the
+        member: a change in place of a list that may be the decoder's own."""
+        shared = next((w for w in effect.writes if w.in_place and self._shared(served, w)), None)
+        if shared is None:
+            return []
+        return [f"{shared.place} changes self.{'.'.join((*shared.path, shared.name))} in place, which holds a list "
+                f"taken from elsewhere: it may be the one {capture.place} reads"]
 
     def _shared(self, served: ClassEntity, write: Write) -> bool:
         """The attribute a write changes in place is bound somewhere to what another object may
@@ -2129,13 +2129,7 @@ class _ForwardReader:
                         self.tests.add((frozenset(attrs), frozenset(flags), bool(self._loops_around(feed))))
                         self.test_line = self.test_line or getattr(test, "lineno", 0)
                         break
-            owners = {id(n.test): n for n in self.nodes if isinstance(n, (ast.If, ast.IfExp))}
-            for feed, tests in feeds:  # a capture list read another way than asking for the layer
-                for test in tests:
-                    owner = owners.get(id(test))
-                    body = owner.body if isinstance(owner, ast.If) else [owner.body] if owner else []
-                    within = any(m is feed for b in body for m in nodes_of(b))  # else: fed where the test fails
-                    self.odd += self._odd_parts(test, self.attrs, within)
+            self._read_odd(feeds)
             # a local fed under no test that no return mentions (`zero_allocator` handed to each
             # layer) is no capture: it says nothing of where the capture sits
             self._place(feeds)
@@ -2345,6 +2339,16 @@ class _ForwardReader:
             self._loops = [n for n in self.nodes if isinstance(n, (ast.For, ast.AsyncFor))]
         line = getattr(feed, "lineno", 0)
         return [n for n in self._loops if n.lineno <= line <= (n.end_lineno or 0)]
+
+    def _read_odd(self, feeds: list[tuple[ast.AST, list[ast.AST]]]) -> None:
+        """Each test around a feed that reads a capture list another way than asking for the layer."""
+        owners = {id(n.test): n for n in self.nodes if isinstance(n, (ast.If, ast.IfExp))}
+        for feed, tests in feeds:
+            for test in tests:
+                owner = owners.get(id(test))
+                body = owner.body if isinstance(owner, ast.If) else [owner.body] if owner else []
+                within = any(m is feed for b in body for m in nodes_of(b))  # else: fed where the test fails
+                self.odd += self._odd_parts(test, self.attrs, within)
 
     def _odd_parts(self, test: ast.AST, attrs: set[str], holds: bool = True) -> list[ast.AST]:
         """The parts of a capture test (that must hold, or with `holds` False fail, where the
@@ -2690,6 +2694,20 @@ class _ServedForward:
             return True
         read = [n for n in self.nodes if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
         return None if read else False  # read anywhere else: it may reach the logits another way
+
+
+def _unread_ids(marks: list[Write], obj: str) -> list[str]:
+    """Why the layers the marking writes name are not known: nothing proves they are right."""
+    out: list[str] = []
+    unread = next((w for w in marks if w.offset is None and w.from_ids and not w.per_layer), None)
+    if unread is not None:
+        out.append(f"{unread.place} writes a list built from the engine's layer ids, in a way eaglelint cannot "
+                   f"read as those ids plus a shift")
+    changed = next((w for w in marks if w.partial), None)
+    if changed is not None:  # an id added or taken away
+        out.append(f"{changed.place} changes {obj}.{changed.name} in place, in a way eaglelint cannot read as the "
+                   f"engine's layer ids plus a shift")
+    return out
 
 
 def _last_truth(writes: list[Write]) -> bool | None:

@@ -230,6 +230,10 @@ class CaptureChainAnalysis:
         self._decoders: dict[ClassEntity, DecoderCapture] = {}
         self._is_decoder: dict[ClassEntity, bool] = {}
         self._functions: dict[tuple[str, str], Fn | None] = {}
+        # each run of a member, by served class, hook, the classes bound to paths, and None or a list
+        self._effects: dict[tuple, SetterEffect | None] = {}
+        # the forward of a class that makes logits, read (links f and g ask for it on both runs)
+        self._served_forwards: dict[ClassEntity, tuple[ClassEntity, Fn, _ServedForward] | None] = {}
 
     # -- what an object is -------------------------------------------------
     def is_decoder(self, cls: ClassEntity) -> bool:
@@ -298,7 +302,14 @@ class CaptureChainAnalysis:
     def effect(self, served: ClassEntity, hook: str, bound: dict[Path_, ClassEntity],
                none: bool = False) -> SetterEffect | None:
         """What the member does when the engine calls it with a list of layer ids, or (`none`)
-        with None."""
+        with None (read once; links b, f and g all ask for the run with None)."""
+        key = (served, hook, tuple(bound.items()), none)
+        if key not in self._effects:
+            self._effects[key] = self._effect(served, hook, bound, none)
+        return self._effects[key]
+
+    def _effect(self, served: ClassEntity, hook: str, bound: dict[Path_, ClassEntity],
+                none: bool) -> SetterEffect | None:
         member = self.resolver.find_member(served, hook)
         if member is None:
             return None
@@ -1096,12 +1107,14 @@ class CaptureChainAnalysis:
                 break
         else:
             return [], []
-        found = self._logits_forward(classes[0])
-        if found is None:
+        if classes[0] not in self._served_forwards:
+            found = self._logits_forward(classes[0])
+            self._served_forwards[classes[0]] = (*found, _ServedForward(found[1])) if found else None
+        read = self._served_forwards[classes[0]]
+        if read is None:
             return [], [f"no forward of {classes[0].qualname} that calls self.{LOGITS} can be read"]
-        defined, fn = found
+        defined, fn, reading = read
         place = Place(defined, fn.lineno, f"{defined.qualname}.forward")
-        reading = _ServedForward(fn)
         capture = self.decoder(dcls)
         if capture.boxed and not reading.unpacks:
             return self._boxed_fg(capture, reading, place, prefix, (served, classes[0], effect), where)
@@ -2580,6 +2593,7 @@ class _ServedForward:
         self.fn = fn
         self.nodes = nodes_of(fn)
         self.unpacks: list[_Unpack] = []
+        self._calls: list[tuple[ast.Call, tuple[ast.AST, ...]]] | None = None  # logits_calls, read once
         self._visit(fn.body, ())
 
     def _visit(self, stmts: list[ast.stmt], tests: tuple[ast.AST, ...]) -> None:
@@ -2638,7 +2652,10 @@ class _ServedForward:
     def logits_calls(self) -> list[tuple[ast.Call, tuple[ast.AST, ...]]]:
         """Each call of the logits processor, with the tests it runs under: those of the `if`s
         and conditional expressions around it, and `not t` after an `if t:` whose body leaves."""
+        if self._calls is not None:
+            return self._calls
         out: list[tuple[ast.Call, tuple[ast.AST, ...]]] = []
+        self._calls = out
 
         def visit(stmts: list[ast.stmt], tests: tuple[ast.AST, ...]) -> bool:
             for s in stmts:

@@ -772,6 +772,7 @@ class CaptureChainAnalysis:
             found, undecided = self._links_cde(served, dpath, dcls, effect, where)
             broken += found
             unknown += undecided
+            none_found: list[Broken] = []
             if hook == CAPTURE_HOOK and not found and not undecided and not effect.unknown and not problems:
                 # only EAGLE-3's engine passes None (no layers in the draft config); DFlash and
                 # DSpark always pass a list (spec_aux_hidden_state.py)
@@ -779,7 +780,7 @@ class CaptureChainAnalysis:
                 broken += none_found
                 unknown += none_unknown
             found, undecided = self._links_fg(served, dpath, dcls, bound, effect, where)
-            if hook == CAPTURE_HOOK and not found and not undecided and not effect.unknown:
+            if hook == CAPTURE_HOOK and not found and not undecided and not effect.unknown and not none_found:
                 found, undecided = self._links_fg_none(served, dpath, dcls, bound, hook, where)
             broken += found
             unknown += undecided

@@ -112,7 +112,8 @@ def drive(cls: type, layer_ids: list[int] | None) -> str | None:
     standins.CALLS.clear()
     step = "set_eagle3_layers_to_capture"
     try:
-        model.set_eagle3_layers_to_capture(layer_ids)
+        # a copy: a member may change the list it is handed, and ASKED is every class's
+        model.set_eagle3_layers_to_capture(None if layer_ids is None else list(layer_ids))
         step = "forward"
         model.forward([1, 2, 3], [0, 1, 2], standins.ForwardBatch())
     except (NameError, ImportError) as err:

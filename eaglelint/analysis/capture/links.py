@@ -53,6 +53,12 @@ class Write:
     empty: bool = False  # writes None or an empty collection (a run with None that captures nothing)
     offset: int | None = None  # the written ids are the engine's plus this (`[i + 1 for i in ids]`: 1)
     from_ids: bool = False  # the value written is built from the engine's ids (its offset may be unread)
+    # adds to or takes from what the object held (`.append(k)`, `.remove(k)`, `.sort()`): what it holds
+    # after is not read
+    partial: bool = False
+    truth: bool | None = True  # the value written as a test on this run (False: None, False, 0, empty); None: unknown
+    certain: bool = True  # made on every path of this run (under no test the walk cannot decide)
+    in_place: bool = False  # changes the object the attribute holds (`x[:] = ...`, `x.extend(...)`), not the attribute
 
 
 class Link(Enum):

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -66,6 +66,7 @@ _ENGINE_PROCESSOR = ("layers.logits_processor", "LogitsProcessor")
 _AUX_ARG = (4, "aux_hidden_states")
 _LOGITS_OUTPUT = "LogitsProcessorOutput"
 _DEPTH = 6
+_FRESH = ("seq", "const", "call")  # values an attribute is bound to that no other object holds (a list made there)
 
 _Holder = tuple["ClassEntity", "ClassEntity", "SetterEffect"]  # the served class, the object a flag is on, the effect
 
@@ -170,8 +171,10 @@ class _Read:
     repeats: set[str] = field(default_factory=set)
     tests: set[tuple[frozenset[str], frozenset[str], bool]] = field(default_factory=set)
     soft_flags: set[str] = field(default_factory=set)
+    odd: list[str] = field(default_factory=list)  # capture tests that read a capture list in a way not read
 
     def merge(self, inner: _Read) -> None:
+        self.odd += inner.odd
         self.repeats |= inner.repeats
         self.tests |= inner.tests
         self.soft_flags |= inner.soft_flags
@@ -227,6 +230,10 @@ class CaptureChainAnalysis:
         self._decoders: dict[ClassEntity, DecoderCapture] = {}
         self._is_decoder: dict[ClassEntity, bool] = {}
         self._functions: dict[tuple[str, str], Fn | None] = {}
+        # each run of a member, by served class, hook, the classes bound to paths, and None or a list
+        self._effects: dict[tuple, SetterEffect | None] = {}
+        # the forward of a class that makes logits, read (links f and g ask for it on both runs)
+        self._served_forwards: dict[ClassEntity, tuple[ClassEntity, Fn, _ServedForward] | None] = {}
 
     # -- what an object is -------------------------------------------------
     def is_decoder(self, cls: ClassEntity) -> bool:
@@ -295,7 +302,14 @@ class CaptureChainAnalysis:
     def effect(self, served: ClassEntity, hook: str, bound: dict[Path_, ClassEntity],
                none: bool = False) -> SetterEffect | None:
         """What the member does when the engine calls it with a list of layer ids, or (`none`)
-        with None."""
+        with None (read once; links b, f and g all ask for the run with None)."""
+        key = (served, hook, tuple(bound.items()), none)
+        if key not in self._effects:
+            self._effects[key] = self._effect(served, hook, bound, none)
+        return self._effects[key]
+
+    def _effect(self, served: ClassEntity, hook: str, bound: dict[Path_, ClassEntity],
+                none: bool) -> SetterEffect | None:
         member = self.resolver.find_member(served, hook)
         if member is None:
             return None
@@ -422,6 +436,8 @@ class CaptureChainAnalysis:
             why = f"{where} collects aux hidden states (reads {', '.join(names)})"
         if returns is None and read.unread:
             why = "; ".join(read.unread)
+        if read.odd and returns is not False:
+            returns, why = None, "; ".join(dict.fromkeys(read.odd))  # which layers it captures is not read
         placements: dict[str, Place] = {}
         for p, at in read.placements.items():
             if p.startswith("handed:"):
@@ -579,7 +595,9 @@ class CaptureChainAnalysis:
                     {p: Place(defined, line, place.what) for p, line in reader.placements.items()},
                     {self._field(defined, call, index, keyword) for call, index, keyword in reader.boxes},
                     repeats=set(reader.repeats), tests=set(reader.tests),
-                    soft_flags=set(reader.soft_flags))
+                    soft_flags=set(reader.soft_flags),
+                    odd=[f"{Place(defined, getattr(t, 'lineno', fn.lineno), place.what)} captures only where "
+                         f"{ast.unparse(t)}, which eaglelint does not read" for t in reader.odd])
         for callee in reader.passes:  # returns what another forward or helper returns
             target = self._callee(cls, defined, callee)
             if target is None and self._submodule(cls, callee[1]):
@@ -619,6 +637,7 @@ class CaptureChainAnalysis:
             out.repeats |= inner.repeats
             out.test = out.test or inner.test
             out.unread += inner.unread
+            out.odd += inner.odd
         return out
 
     def _field(self, defined: ClassEntity, call: ast.Call, index: int | None, keyword: str | None) -> str | None:
@@ -753,6 +772,7 @@ class CaptureChainAnalysis:
             found, undecided = self._links_cde(served, dpath, dcls, effect, where)
             broken += found
             unknown += undecided
+            none_found: list[Broken] = []
             if hook == CAPTURE_HOOK and not found and not undecided and not effect.unknown and not problems:
                 # only EAGLE-3's engine passes None (no layers in the draft config); DFlash and
                 # DSpark always pass a list (spec_aux_hidden_state.py)
@@ -760,6 +780,8 @@ class CaptureChainAnalysis:
                 broken += none_found
                 unknown += none_unknown
             found, undecided = self._links_fg(served, dpath, dcls, bound, effect, where)
+            if hook == CAPTURE_HOOK and not found and not undecided and not effect.unknown and not none_found:
+                found, undecided = self._links_fg_none(served, dpath, dcls, bound, hook, where)
             broken += found
             unknown += undecided
         return Chain(served, hook, where, first, tuple(dict.fromkeys(broken)), tuple(dict.fromkeys(unknown)),
@@ -789,6 +811,20 @@ class CaptureChainAnalysis:
         return [Broken(Link.CALL, f"{where} called with None (the engine's call when the draft config names no "
                                   f"layers) marks no layer of self.{'.'.join(dpath)}: nothing is captured", where,
                        capture.test or capture.place)], []
+
+    def _links_fg_none(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, bound: dict[Path_, ClassEntity],
+                       hook: str, where: Place) -> tuple[list[Broken], list[str]]:
+        """Links f and g once the member ran with None: the flag the served forward tests is
+        what that run leaves (`self.capture_aux_hidden_states = layer_ids is not None` leaves it
+        false), and the decoder captures its default layers all the same."""
+        effect = self.effect(served, hook, bound, none=True)
+        if effect is None or effect.none_fails is not None or effect.raises is not None:
+            return [], []  # link b's None half says so
+        if effect.unknown:
+            return [], effect.unknown
+        found, undecided = self._links_fg(served, dpath, dcls, bound, effect, where)
+        said = "called with None (the engine's call when the draft config names no layers)"
+        return [replace(b, message=f"{said}: {b.message}") for b in found], undecided
 
     def _gives_data(self, served: ClassEntity, fn: Fn) -> bool:
         """A property getter that returns data, never a function: literals, or attributes of the
@@ -912,6 +948,9 @@ class CaptureChainAnalysis:
         matched = attrs & capture.attrs or flags & capture.flags
         if not matched and effect.unknown:
             return [], []  # what the member does is not all known: the reasons are the effect's
+        shared = [] if matched else self._shared_reasons(served, effect, capture)
+        if shared:
+            return [], shared
         if not writes:
             return [Broken(Link.WRITE, f"{where} writes nothing on {obj} ({dcls.qualname}), which decides what is "
                                        f"captured: nothing is captured", where, reader)], []
@@ -961,11 +1000,23 @@ class CaptureChainAnalysis:
                 Link.RETURN, f"{marker.place} turns capture on in {obj} ({dcls.qualname}), but {capture.why}: "
                 f"nothing reaches the logits processor", marker.place, reader)], []
         broken, reasons = self._gates(served, dpath, dcls, effect, marker, capture)
-        unread = next((w for w in marks if w.offset is None and w.from_ids and not w.per_layer), None)
-        if unread is not None and not broken:  # which layers it names is not known: nothing proves they are right
-            reasons = [*reasons, f"{unread.place} writes a list built from the engine's layer ids, in a way "
-                                 f"eaglelint cannot read as those ids plus a shift"]
-        return broken, reasons
+        return broken, reasons if broken else [*reasons, *_unread_ids(marks, obj)]
+
+    def _shared_reasons(self, served: ClassEntity, effect: SetterEffect, capture: DecoderCapture) -> list[str]:
+        """`self.ids = self.model.layers_to_capture` in __init__, then `self.ids[:] = ...` in the
+        member: a change in place of a list that may be the decoder's own."""
+        shared = next((w for w in effect.writes if w.in_place and self._shared(served, w)), None)
+        if shared is None:
+            return []
+        return [f"{shared.place} changes self.{'.'.join((*shared.path, shared.name))} in place, which holds a list "
+                f"taken from elsewhere: it may be the one {capture.place} reads"]
+
+    def _shared(self, served: ClassEntity, write: Write) -> bool:
+        """The attribute a write changes in place is bound somewhere to what another object may
+        hold too (an attribute of an object, an item, a parameter), not only to a list made there."""
+        return any(v.kind not in _FRESH for c in self.classes_at(served, write.path, {})
+                   for o in self.resolver.mro(c) for a in self.resolver.info(o).self_assigns.get(write.name, ())
+                   for v in a.values)
 
     def _gates(self, served: ClassEntity, dpath: Path_, dcls: ClassEntity, effect: SetterEffect, marker: Write,
                capture: DecoderCapture) -> tuple[list[Broken], list[str]]:
@@ -1057,12 +1108,14 @@ class CaptureChainAnalysis:
                 break
         else:
             return [], []
-        found = self._logits_forward(classes[0])
-        if found is None:
+        if classes[0] not in self._served_forwards:
+            found = self._logits_forward(classes[0])
+            self._served_forwards[classes[0]] = (*found, _ServedForward(found[1])) if found else None
+        read = self._served_forwards[classes[0]]
+        if read is None:
             return [], [f"no forward of {classes[0].qualname} that calls self.{LOGITS} can be read"]
-        defined, fn = found
+        defined, fn, reading = read
         place = Place(defined, fn.lineno, f"{defined.qualname}.forward")
-        reading = _ServedForward(fn)
         capture = self.decoder(dcls)
         if capture.boxed and not reading.unpacks:
             return self._boxed_fg(capture, reading, place, prefix, (served, classes[0], effect), where)
@@ -1095,6 +1148,11 @@ class CaptureChainAnalysis:
                            Place(defined, first.line, place.what))], []
         if passed is None:
             return [], [f"{place} hands {first.aux} to what eaglelint does not follow before its logits processor"]
+        reached = [c for c, tests in reading.logits_calls() if self._tests_truth(tests, prefix, holder) is not False]
+        other = next((c for c in reached if not reading.gives_itself(c, first.aux)), None)
+        if other is not None:
+            return [], [f"{place} calls self.{LOGITS} (line {other.lineno}) with something other than {first.aux} "
+                        f"where the aux hidden states go, on a path eaglelint cannot rule out"]
         return [], []
 
     def _boxed_fg(self, capture: DecoderCapture, reading: _ServedForward, place: Place, prefix: Path_,
@@ -1143,12 +1201,21 @@ class CaptureChainAnalysis:
                 and len(test.args) == 2 and isinstance(test.args[1], ast.Name) and test.args[1].id in ("tuple",
                                                                                                      "list"):
             return True  # the decoder returns its tuple (link e holds)
-        if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
+        obj, attr = (test.value, test.attr) if isinstance(test, ast.Attribute) else (None, None)
+        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "getattr" \
+                and len(test.args) in (2, 3) and _const(test.args[1]) \
+                and (len(test.args) == 2 or isinstance(test.args[2], ast.Constant) and not test.args[2].value):
+            obj, attr = test.args[0], _const(test.args[1])  # `getattr(self.model, "flag", False)`: absent is off
+        path = self_path(obj, {"self": ()}) if obj is not None else None
+        if path is not None and attr:
             served, cls, effect = holder
-            writes = [w for w in effect.writes if w.path == prefix and w.name == test.attr and not w.per_layer]
-            if any(not w.empty for w in writes):
-                return True
-            if effect.unknown or writes or not self._never_set(served, cls, effect, test.attr):
+            writes = [w for w in effect.writes if w.path == prefix + path and w.name == attr and not w.per_layer]
+            last = _last_truth(writes)
+            if last is True or last is False and not effect.unknown:
+                return last
+            if path:
+                return None  # on an object it holds: what else sets it is not searched
+            if effect.unknown or writes or not self._never_set(served, cls, effect, attr):
                 return None  # set where eaglelint cannot see (`self.use_aux = config.eagle`), or unknown
             return False
         return _engine_truths().truth(test)
@@ -1259,13 +1326,40 @@ class _Walk:
         # that body leaves no iteration early (no break or continue): an append there runs once an id
         self.every_id: dict[str, int] = {}
         self.undecided = 0  # enclosing conditions the walk cannot decide
+        self.aliases: dict[str, set[str]] = {}  # locals bound to the same list (`shifted = layer_ids`)
+        self.cut = 0  # earlier undecided tests one of whose branches left: the rest runs on some paths only
+        self.outer = 0  # undecided tests (and cuts) around the call that runs this walk
 
     def unknown(self, line: int, what: str) -> None:
         self.out.unknown.append(f"{self.place.what} ({Path(self.defined.path).name}:{line}) {what}")
 
     def block(self, stmts: list[ast.stmt]) -> bool:
         """Runs stmts; False once a statement always leaves (return, raise)."""
-        return all(self.stmt(s) for s in stmts)
+        cut = self.cut
+        try:
+            return all(self.stmt(s) for s in stmts)
+        finally:
+            self.cut = cut
+
+    @property
+    def certain(self) -> bool:
+        """What runs here runs on every path of this run."""
+        return self.undecided == 0 and self.cut == 0 and self.outer == 0
+
+    def truth(self, value: ast.AST | None) -> bool | None:
+        """A written value as a test on this run (`True`, `layer_ids is not None`), where known."""
+        value = self.value(value)
+        if value is None:
+            return None
+        if self.is_empty(value):
+            return False
+        if isinstance(value, ast.Constant):
+            return bool(value.value)
+        if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+            return True  # not empty (is_empty above)
+        if isinstance(value, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
+            return self.test(value)
+        return None
 
     def stmt(self, s: ast.stmt) -> bool:
         if isinstance(s, ast.Raise):
@@ -1287,6 +1381,8 @@ class _Walk:
             a = self.block(s.body)
             b = self.block(s.orelse)
             self.undecided -= 1
+            if not (a and b):
+                self.cut += 1  # `if cond: return`: what follows runs on some paths only
             return a or b
         if isinstance(s, (ast.For, ast.AsyncFor)):
             self.expr(s.iter)
@@ -1464,6 +1560,8 @@ class _Walk:
             self.built.pop(name.id, None)
             self.env.pop(name.id, None)
             self.layers.pop(name.id, None)
+            for other in self.aliases.pop(name.id, set()):
+                self.aliases.get(other, set()).discard(name.id)
 
     def changed(self, name: str, call: ast.Call | None) -> None:
         """A local updated in place (`out.append(x)`, `out[k] = x`): what the walk knew of its
@@ -1488,6 +1586,15 @@ class _Walk:
         self.offsets.pop(name, None)
         if name in self.built:
             self.offsets[name] = self.built[name]
+        for other in self.aliases.get(name, ()):  # the same list under another name: changed as well
+            for bag in (self.ids, self.empty):
+                bag.discard(other)
+                if name in bag:
+                    bag.add(other)
+            for known in (self.offsets, self.built):
+                known.pop(other, None)
+                if name in known:
+                    known[other] = known[name]
 
     def _iter_layers(self, node: ast.AST) -> Path_ | None:
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
@@ -1532,6 +1639,12 @@ class _Walk:
             else ""
         offset = self.offset(value) if kind == "ids" else None
         self.forget(target)
+        if isinstance(value, ast.Name) and value.id != target.id and value.id not in self.env:
+            # a second name for the same list: a change through either is a change of both
+            group = {value.id, *self.aliases.get(value.id, ())}
+            for name in group:
+                self.aliases.setdefault(name, set()).add(target.id)
+            self.aliases[target.id] = group
         if path is not None:
             self.env[target.id] = path
         elif layer is not None:
@@ -1560,7 +1673,7 @@ class _Walk:
                                                                       or target.slice.step)
                 self.out.writes.append(Write(path[:-1], path[-1], False, place, empty,
                                              self.offset(value) if whole and not augmented else None,
-                                             value is not None and self._from_ids(value)))
+                                             value is not None and self._from_ids(value), in_place=True))
             elif self.tracked(target.value):
                 self.unknown(line, f"writes through {ast.unparse(target)}, which eaglelint does not follow")
             return
@@ -1576,8 +1689,10 @@ class _Walk:
             if classes and all(self.chain.read_only(c, target.attr) for c in classes):
                 self.out.read_only.append((place, ast.unparse(target)))
             self.out.writes.append(Write(path, target.attr, False, place, empty,
-                                         self.offset(value) if value is not None and not augmented else None,
-                                         value is not None and self._from_ids(value)))
+                                         self.offset(value) if value is not None and not augmented
+                                         and not _one_shot(self.value(value)) else None,
+                                         value is not None and self._from_ids(value),
+                                         truth=None if augmented else self.truth(value), certain=self.certain))
             if value is not None and not augmented and self.is_none(self.value(value)):
                 self.none_attrs.add((*path, target.attr))
             else:
@@ -1679,7 +1794,8 @@ class _Walk:
                 self.out.writes.append(Write(path[:-1], path[-1], False,
                                              Place(self.defined, call.lineno, self.place.what), empty,
                                              self.offset(call.args[0]) if refill else None,
-                                             any(self._from_ids(a) for a in call.args)))
+                                             any(self._from_ids(a) for a in call.args),
+                                             partial=not (empty or refill), in_place=True))
             elif self._passes_tracked(call) or name not in _READS:
                 self.unknown(call.lineno, f"calls self.{'.'.join((*path, name))}, whose class eaglelint "
                                           f"cannot tell")
@@ -1708,7 +1824,9 @@ class _Walk:
             elif layer is not None:
                 self.out.writes.append(Write(layer, attr or "", True, place, empty, self.layer_offset(call.args[0])))
             elif path is not None:
-                self.out.writes.append(Write(path, attr or "", False, place, empty))
+                self.out.writes.append(Write(path, attr or "", False, place, empty,
+                                             truth=self.truth(call.args[2]) if len(call.args) > 2 else None,
+                                             certain=self.certain))
             elif self.tracked(call.args[0]):
                 self.unknown(call.lineno, f"calls setattr on {ast.unparse(call.args[0])}, which eaglelint "
                                           f"cannot place")
@@ -1749,6 +1867,7 @@ class _Walk:
         self.out.calls.append(Place(owner, fn.lineno, what))
         inner = _Walk(self.chain, self.served, owner, self_path or (), self.bound, self.out, self.seen,
                       self.depth + 1, {}, set(), Place(owner, fn.lineno, what), self.none)
+        inner.outer = self.outer + self.undecided + self.cut
         params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
         if self_path is not None and params:
             inner.env[params[0]] = self_path
@@ -1980,6 +2099,9 @@ class _ForwardReader:
         self.tests: set[tuple[frozenset[str], frozenset[str], bool]] = set()
         self.soft_flags: set[str] = set()  # flags read as `getattr(layer, "flag", False)`: absent is unset
         self._loops: list[ast.For | ast.AsyncFor] | None = None  # the for loops of the forward, listed once
+        # parts of a capture test that read a capture list otherwise than `i in self.<list>` or as
+        # true whenever that holds (`self.<list>`, `len(self.<list>) > 0`): `len(self.<list>) > 2`
+        self.odd: list[ast.AST] = []
         self.nodes = nodes_of(fn)  # one walk, read by every pass below
         assigned: dict[str, list[ast.AST]] = {}
         for n in self.nodes:
@@ -2021,6 +2143,7 @@ class _ForwardReader:
                         self.tests.add((frozenset(attrs), frozenset(flags), bool(self._loops_around(feed))))
                         self.test_line = self.test_line or getattr(test, "lineno", 0)
                         break
+            self._read_odd(feeds)
             # a local fed under no test that no return mentions (`zero_allocator` handed to each
             # layer) is no capture: it says nothing of where the capture sits
             self._place(feeds)
@@ -2136,14 +2259,19 @@ class _ForwardReader:
         loop = max(loops, key=lambda n: n.lineno)
         target = loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
         names = {t.id for t in target if isinstance(t, ast.Name)}
+        counted = _counted_from(loop)
+        if counted is None:
+            return ""  # `enumerate(self.layers, start)` with a start that is not read
         test = tests[-1]
         parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-        # `i in self.layers_to_capture` asks about this layer; `i - 1 in ...` about the one before it
-        asked = [shift for part in parts if isinstance(part, ast.Compare) and len(part.ops) == 1
-                 and isinstance(part.ops[0], ast.In)
-                 for shift in [next((_shift(part.left, n) for n in names if _shift(part.left, n) is not None),
-                                    None) if not isinstance(part.left, ast.Name) or part.left.id in names
-                               else self._unrolled(part.left.id, names, loops, loop)]
+        # `i in self.layers_to_capture` asks about this layer; `i - 1 in ...` about the one before it;
+        # with `enumerate(self.layers, 1)`, `i in ...` asks about the layer after the one it indexes
+        asked = [shift + (counted[1] if n == counted[0] else 0) for part in parts
+                 if isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.In)
+                 for shift, n in [next(((_shift(part.left, n), n) for n in names
+                                        if _shift(part.left, n) is not None), (None, ""))
+                                  if not isinstance(part.left, ast.Name) or part.left.id in names
+                                  else (self._unrolled(part.left.id, names, loops, loop), "")]
                  if shift is not None]
         flag = (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "getattr"
                 and bool(test.args) and isinstance(test.args[0], ast.Name)
@@ -2225,6 +2353,59 @@ class _ForwardReader:
             self._loops = [n for n in self.nodes if isinstance(n, (ast.For, ast.AsyncFor))]
         line = getattr(feed, "lineno", 0)
         return [n for n in self._loops if n.lineno <= line <= (n.end_lineno or 0)]
+
+    def _read_odd(self, feeds: list[tuple[ast.AST, list[ast.AST]]]) -> None:
+        """Each test around a feed that reads a capture list another way than asking for the layer."""
+        owners = {id(n.test): n for n in self.nodes if isinstance(n, (ast.If, ast.IfExp))}
+        for feed, tests in feeds:
+            for test in tests:
+                owner = owners.get(id(test))
+                body = owner.body if isinstance(owner, ast.If) else [owner.body] if owner else []
+                within = any(m is feed for b in body for m in nodes_of(b))  # else: fed where the test fails
+                self.odd += self._odd_parts(test, self.attrs, within)
+
+    def _odd_parts(self, test: ast.AST, attrs: set[str], holds: bool = True) -> list[ast.AST]:
+        """The parts of a capture test (that must hold, or with `holds` False fail, where the
+        capture runs) that read one of `attrs` in a way that is not read: anything but a
+        membership test, or a test that holds wherever the layer is in the list (`self.<list>`,
+        `len(self.<list>) > 0`, `self.<list> is not None`, or where the test must fail,
+        `len(self.<list>) == 0`, `self.<list> is None`): `len(self.<list>) > 2` is not."""
+        if isinstance(test, ast.BoolOp):
+            return [p for v in test.values for p in self._odd_parts(v, attrs, holds)]
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._odd_parts(test.operand, attrs, not holds)
+        if not self._reads_list(test, attrs):
+            return []
+        if isinstance(test, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in test.ops):
+            return []
+        if holds and self._is_list(test, attrs):
+            return []
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant):
+            left, op, right = test.left, test.ops[0], test.comparators[0].value
+            if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len" \
+                    and len(left.args) == 1 and self._is_list(left.args[0], attrs):
+                nonempty = (isinstance(op, (ast.Gt, ast.NotEq)) and right == 0 or isinstance(op, ast.GtE)
+                            and right == 1)
+                empty = isinstance(op, ast.Eq) and right == 0 or isinstance(op, ast.Lt) and right == 1
+                if nonempty and holds or empty and not holds:
+                    return []
+            if isinstance(op, (ast.Is, ast.IsNot)) and right is None and self._is_list(left, attrs) \
+                    and isinstance(op, ast.IsNot) == holds:
+                return []
+        return [test]
+
+    def _is_list(self, node: ast.AST, attrs: set[str]) -> bool:
+        """`self.<a>` for a in attrs, or a local every value of which is one."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            return node.attr in attrs
+        values = self.assigned.get(node.id, []) if isinstance(node, ast.Name) else []
+        return bool(values) and all(self._is_list(v, attrs) for v in values)
+
+    def _reads_list(self, node: ast.AST, attrs: set[str]) -> bool:
+        """Mentions `self.<a>` for a in attrs, or a local bound to what does."""
+        return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"
+                   and n.attr in attrs or isinstance(n, ast.Name) and n.id in self.assigned
+                   and any(self._is_list(v, attrs) for v in self.assigned[n.id]) for n in nodes_of(node))
 
     def _test_reads(self, test: ast.AST) -> tuple[set[str], set[str]]:
         """The self attributes and per-layer flags one capture test reads."""
@@ -2413,6 +2594,7 @@ class _ServedForward:
         self.fn = fn
         self.nodes = nodes_of(fn)
         self.unpacks: list[_Unpack] = []
+        self._calls: list[tuple[ast.Call, tuple[ast.AST, ...]]] | None = None  # logits_calls, read once
         self._visit(fn.body, ())
 
     def _visit(self, stmts: list[ast.stmt], tests: tuple[ast.AST, ...]) -> None:
@@ -2468,6 +2650,55 @@ class _ServedForward:
                 return b
         return None
 
+    def logits_calls(self) -> list[tuple[ast.Call, tuple[ast.AST, ...]]]:
+        """Each call of the logits processor, with the tests it runs under: those of the `if`s
+        and conditional expressions around it, and `not t` after an `if t:` whose body leaves."""
+        if self._calls is not None:
+            return self._calls
+        out: list[tuple[ast.Call, tuple[ast.AST, ...]]] = []
+        self._calls = out
+
+        def visit(stmts: list[ast.stmt], tests: tuple[ast.AST, ...]) -> bool:
+            for s in stmts:
+                if isinstance(s, ast.If):
+                    negated = ast.UnaryOp(op=ast.Not(), operand=s.test)
+                    body, orelse = visit(s.body, (*tests, s.test)), visit(s.orelse, (*tests, negated))
+                    if not (body or orelse):
+                        return False
+                    tests = tests if body and orelse else (*tests, negated if orelse else s.test)
+                    continue
+                if isinstance(s, (ast.With, ast.AsyncWith)):
+                    if not visit(s.body, tests):
+                        return False
+                    continue
+                for n in nodes_of(s):
+                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == LOGITS:
+                        out.append((n, (*tests, *_expression_tests(s, n))))
+                if isinstance(s, (ast.Return, ast.Raise)):
+                    return False
+            return True
+
+        visit(self.fn.body, ())
+        return out
+
+    def gives_itself(self, call: ast.Call, aux: str) -> bool:
+        """The call hands the logits processor `aux` itself (or a local bound to it and to
+        nothing made from it) where the aux hidden states go: not a slice of it, not items of
+        it reordered, not nothing."""
+        index, keyword = _AUX_ARG
+        given = [call.args[index]] if len(call.args) > index else []
+        given += [k.value for k in call.keywords if k.arg == keyword]
+        if len(given) != 1 or not isinstance(given[0], ast.Name):
+            return False
+        same, made = {aux}, set()
+        for n in self.nodes:
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                if isinstance(n.value, ast.Name) and n.value.id in same:
+                    same.add(n.targets[0].id)
+                elif any(isinstance(m, ast.Name) and m.id in same for m in nodes_of(n.value)):
+                    made.add(n.targets[0].id)  # `aux = aux[::-1]`: no longer the states as captured
+        return given[0].id in same - made
+
     def reaches_logits(self, aux: str) -> bool | None:
         """Whether the logits processor's calls get `aux` (or a local made from it); None where
         aux goes into a call eaglelint does not follow first."""
@@ -2481,6 +2712,59 @@ class _ServedForward:
             return True
         read = [n for n in self.nodes if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
         return None if read else False  # read anywhere else: it may reach the logits another way
+
+
+def _unread_ids(marks: list[Write], obj: str) -> list[str]:
+    """Why the layers the marking writes name are not known: nothing proves they are right."""
+    out: list[str] = []
+    unread = next((w for w in marks if w.offset is None and w.from_ids and not w.per_layer), None)
+    if unread is not None:
+        out.append(f"{unread.place} writes a list built from the engine's layer ids, in a way eaglelint cannot "
+                   f"read as those ids plus a shift")
+    changed = next((w for w in marks if w.partial), None)
+    if changed is not None:  # an id added or taken away
+        out.append(f"{changed.place} changes {obj}.{changed.name} in place, in a way eaglelint cannot read as the "
+                   f"engine's layer ids plus a shift")
+    return out
+
+
+def _last_truth(writes: list[Write]) -> bool | None:
+    """What a flag holds as a test after a run's writes of it, in order: a write on every path
+    sets it; one on some paths keeps what it held only where it writes the same, and a first
+    write of a true value counts (the flag is set where that path runs). None where not known
+    or never written."""
+    state: bool | None = None
+    touched = False
+    for w in writes:
+        if w.certain:
+            state, touched = w.truth, True
+        elif not touched and w.truth is True:
+            state, touched = True, True
+        elif w.truth is not state:
+            state, touched = None, True
+    return state
+
+
+def _one_shot(value: ast.AST | None) -> bool:
+    """An iterator, used up by the first test that walks it (`(v + 1 for v in ids)`, `map(...)`):
+    a decoder that asks `i in` it for each layer does not see the ids a list would hold."""
+    return isinstance(value, ast.GeneratorExp) or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+        and value.func.id in ("map", "filter", "iter", "zip", "reversed", "enumerate")
+
+
+def _counted_from(loop: ast.For | ast.AsyncFor) -> tuple[str, int] | None:
+    """The index a loop counts (`for i, layer in enumerate(self.layers, 1)`: ("i", 1)), ("", 0)
+    where it counts none from elsewhere than 0, None where its start is not a number."""
+    it = loop.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate"
+            and isinstance(loop.target, ast.Tuple) and loop.target.elts and isinstance(loop.target.elts[0], ast.Name)):
+        return "", 0
+    start = it.args[1] if len(it.args) > 1 else next((k.value for k in it.keywords if k.arg == "start"), None)
+    if start is None:
+        return "", 0
+    if isinstance(start, ast.Constant) and type(start.value) is int:
+        return loop.target.elts[0].id, start.value
+    return None
 
 
 def _expression_tests(stmt: ast.AST, node: ast.AST) -> list[ast.AST]:

@@ -1129,8 +1129,8 @@ class CaptureChainAnalysis:
         if all(t is False for t in truths):
             first = guarded[0]
             tested = ast.unparse(first.tests[-1]) if first.tests else "its test"
-            return [Broken(Link.UNPACK, f"{place} unpacks the decoder's tuple only when {tested}, which {where} never "
-                                        f"makes true: the logits processor gets a tuple", where,
+            return [Broken(Link.UNPACK, f"{place} unpacks the decoder's tuple only when {tested}, which {where} does "
+                                        f"not leave true: the logits processor gets a tuple", where,
                            Place(defined, first.line, place.what))], []
         if None in truths:
             return [], [f"{place} unpacks the decoder's tuple under a test eaglelint cannot decide"]
@@ -1168,7 +1168,7 @@ class CaptureChainAnalysis:
         if all(t is False for t in truths):
             return [Broken(
                 Link.UNPACK, f"{place} reads the decoder's {names} only when {ast.unparse(reads[0][1][-1])}, "
-                f"which {where} never makes true: the draft gets no aux states", where,
+                f"which {where} does not leave true: the draft gets no aux states", where,
                 Place(place.cls, reads[0][0].lineno, place.what))], []
         if None in truths:
             return [], [f"{place} reads the decoder's {names} under a test eaglelint cannot decide"]

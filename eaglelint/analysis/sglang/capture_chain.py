@@ -1381,7 +1381,7 @@ class _Walk:
             a = self.block(s.body)
             b = self.block(s.orelse)
             self.undecided -= 1
-            if not (a and b):
+            if not (a or _only_raises(s.body)) or not (b or _only_raises(s.orelse)):
                 self.cut += 1  # `if cond: return`: what follows runs on some paths only
             return a or b
         if isinstance(s, (ast.For, ast.AsyncFor)):
@@ -1605,9 +1605,15 @@ class _Walk:
         return None
 
     def iterated(self, node: ast.AST) -> None:
-        """A None argument fails where it is iterated (a loop, `list(...)`, `len(...)`)."""
+        """A None argument fails where it is iterated (a loop, `list(...)`, `len(...)`): on every
+        path of the run, a failure; on some paths only, not known."""
         if self.out.none_fails is None and self.none and self.is_none(node):
-            self.out.none_fails = Place(self.defined, getattr(node, "lineno", self.place.line), self.place.what)
+            line = getattr(node, "lineno", self.place.line)
+            if self.certain:
+                self.out.none_fails = Place(self.defined, line, self.place.what)
+            else:
+                self.unknown(line, "iterates the layer ids, which may be None there, under a test eaglelint "
+                                   "cannot decide")
 
     def assign(self, target: ast.AST, value: ast.AST | None, line: int, augmented: bool = False) -> None:
         if isinstance(target, ast.Name):
@@ -1739,13 +1745,46 @@ class _Walk:
 
     # -- calls -------------------------------------------------------------
     def expr(self, node: ast.AST) -> None:
+        skipped, maybe = self._short_circuits(node)
         for n in nodes_of(node):
+            if id(n) in skipped:
+                continue
+            self.undecided += id(n) in maybe
             if isinstance(n, ast.comprehension):
                 self.iterated(n.iter)
             elif isinstance(n, ast.Call):
                 self.call(n)
             elif isinstance(n, ast.NamedExpr):
                 self.assign(n.target, n.value, n.lineno)
+            self.undecided -= id(n) in maybe
+
+    def _short_circuits(self, node: ast.AST) -> tuple[set[int], set[int]]:
+        """The nodes of an expression that do not run on this run (`ids is not None and len(ids)`
+        with None: the `len`), and those that run on some paths only (after an operand, or in a
+        branch of a conditional expression, that the walk cannot decide)."""
+        skipped: set[int] = set()
+        maybe: set[int] = set()
+        for n in nodes_of(node):
+            if id(n) in skipped:
+                continue
+            if isinstance(n, ast.BoolOp):
+                ends = not isinstance(n.op, ast.And)  # the operand value that ends it
+                for i, value in enumerate(n.values[:-1]):
+                    truth = self.test(value)
+                    if truth is ends:
+                        skipped.update(id(m) for rest in n.values[i + 1:] for m in nodes_of(rest))
+                        break
+                    if truth is None:
+                        maybe.update(id(m) for rest in n.values[i + 1:] for m in nodes_of(rest))
+                        break
+            elif isinstance(n, ast.IfExp):
+                truth = self.test(n.test)
+                branches = {True: n.orelse, False: n.body}  # the branch each truth leaves out
+                if truth is None:
+                    maybe.update(id(m) for b in (n.body, n.orelse) for m in nodes_of(b))
+                else:
+                    skipped.update(id(m) for m in nodes_of(branches[truth]))
+        return skipped, maybe
 
     def call(self, call: ast.Call) -> None:
         func = call.func
@@ -2730,19 +2769,24 @@ def _unread_ids(marks: list[Write], obj: str) -> list[str]:
 
 def _last_truth(writes: list[Write]) -> bool | None:
     """What a flag holds as a test after a run's writes of it, in order: a write on every path
-    sets it; one on some paths keeps what it held only where it writes the same, and a first
-    write of a true value counts (the flag is set where that path runs). None where not known
-    or never written."""
+    sets it; one on some paths keeps what it held only where it writes the same. None where
+    not known or never written: a true value written on some paths only may not be written on
+    the path the engine's call takes."""
     state: bool | None = None
-    touched = False
     for w in writes:
         if w.certain:
-            state, touched = w.truth, True
-        elif not touched and w.truth is True:
-            state, touched = True, True
+            state = w.truth
         elif w.truth is not state:
-            state, touched = None, True
+            state = None
     return state
+
+
+def _only_raises(stmts: list[ast.stmt]) -> bool:
+    """A block every run of which ends in an exception (it returns nowhere and ends in
+    `raise`): the member's call fails there, so what follows it runs on every path that
+    completes the call."""
+    return bool(stmts) and isinstance(stmts[-1], ast.Raise) and \
+        not any(isinstance(n, ast.Return) for s in stmts for n in nodes_of(s))
 
 
 def _one_shot(value: ast.AST | None) -> bool:

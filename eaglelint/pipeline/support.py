@@ -345,9 +345,7 @@ class Judge:
         if owner:
             fixed = _methods([f for f in owner if f.code == OWNER_CODE])
             by_hand = [f for f in owner if f.code != OWNER_CODE]
-            held = self.analysis.owner(entry)
-            never = unverifiable(self.analysis, held) if held is not None and any(
-                f.method == CAPTURE_HOOK for f in by_hand) else None
+            never = self._never_works(entry, by_hand)
             if never:  # no member, written by hand or by the fix, makes EAGLE-3 work on it
                 return NOT_SUPPORTED, f"lacks {CAPTURE_HOOK}, and no member can make EAGLE-3 work: {never}", \
                     _codes(owner)
@@ -499,9 +497,7 @@ class Judge:
                        if f.code in (OWNER_CODE, OWNER_NO_FIX_CODE, *DELEGATION_CODES)]
                 if gap:
                     f = gap[0]
-                    held = self.analysis.owner(c)
-                    never = unverifiable(self.analysis, held) if held is not None and any(
-                        g.code == OWNER_NO_FIX_CODE and g.method == CAPTURE_HOOK for g in gap) else None
+                    never = self._never_works(c, gap)
                     if never:  # no gap of its to fill: no member makes EAGLE-3 work on it
                         return f"; no member can make EAGLE-3 work on {c.qualname}: {never}"
                     codes = "/".join(_codes(gap))
@@ -512,6 +508,15 @@ class Judge:
                 bad = next(d for d in owner.decoders if d.collects is False)
                 return f"; its decoder {bad.cls.qualname}: {bad.why}"
         return ""
+
+    def _never_works(self, cls: ClassEntity, found: list[Finding]) -> str | None:
+        """Why no capture member, the fix's or a person's, makes EAGLE-3 work on the owner cls,
+        where `check` left its set_eagle3_layers_to_capture without a fix (an EGL041 among
+        `found`); None otherwise."""
+        if not any(f.code == OWNER_NO_FIX_CODE and f.method == CAPTURE_HOOK for f in found):
+            return None
+        held = self.analysis.owner(cls)
+        return unverifiable(self.analysis, held) if held is not None else None
 
     def _dispatcher(self, entry: ClassEntity, missing: list[str]) -> tuple[str, str] | None:
         """A class whose `__getattr__` forwards the missing members to a model it builds

@@ -1745,8 +1745,10 @@ class _Walk:
 
     # -- calls -------------------------------------------------------------
     def expr(self, node: ast.AST) -> None:
-        skipped, maybe = self._short_circuits(node)
-        for n in nodes_of(node):
+        nodes = nodes_of(node)
+        skipped, maybe = self._short_circuits(nodes) if any(isinstance(n, (ast.BoolOp, ast.IfExp)) for n in nodes) \
+            else (set(), set())
+        for n in nodes:
             if id(n) in skipped:
                 continue
             self.undecided += id(n) in maybe
@@ -1758,13 +1760,13 @@ class _Walk:
                 self.assign(n.target, n.value, n.lineno)
             self.undecided -= id(n) in maybe
 
-    def _short_circuits(self, node: ast.AST) -> tuple[set[int], set[int]]:
-        """The nodes of an expression that do not run on this run (`ids is not None and len(ids)`
-        with None: the `len`), and those that run on some paths only (after an operand, or in a
-        branch of a conditional expression, that the walk cannot decide)."""
+    def _short_circuits(self, nodes: list[ast.AST]) -> tuple[set[int], set[int]]:
+        """Of an expression's nodes (`nodes_of`), those that do not run on this run (`ids is not
+        None and len(ids)` with None: the `len`), and those that run on some paths only (after an
+        operand, or in a branch of a conditional expression, that the walk cannot decide)."""
         skipped: set[int] = set()
         maybe: set[int] = set()
-        for n in nodes_of(node):
+        for n in nodes:
             if id(n) in skipped:
                 continue
             if isinstance(n, ast.BoolOp):

@@ -32,12 +32,17 @@ def _packs(tree: Path) -> list[str] | None:
     return None
 
 
+def _planned(tree: Path) -> tuple[list, fixmod.FixPlan]:
+    """The tree's findings, checked with its packs, and the fixes planned for them."""
+    project = Project()
+    findings = check_files(discover([tree]).files, CheckOptions(tuple(select_interfaces(_packs(tree)))),
+                           project).findings
+    return findings, fixmod.plan_fixes(findings, project, roots=[tree])
+
+
 @pytest.mark.parametrize("tree", TREES, ids=lambda p: p.name)
 def test_fixable_exactly_where_fix_writes(tree):
-    project = Project()
-    options = CheckOptions(tuple(select_interfaces(_packs(tree))))
-    findings = check_files(discover([tree]).files, options, project).findings
-    plan = fixmod.plan_fixes(findings, project, roots=[tree])
+    findings, plan = _planned(tree)
     written = {(os.path.abspath(ff.path), f.class_name, f.method) for ff in plan.files for f in ff.findings}
     fixable = {(os.path.abspath(f.path), f.class_name, f.method) for f in findings if f.fixable}
     assert fixable == written
@@ -85,10 +90,7 @@ def test_what_fix_reports_writing_is_what_each_rewrite_changes(tree):
     """`fix` counts and lists what it wrote (`Added 3 methods and 1 base class, and edited 2
     methods, in 2 files`) from each rewrite's `writes`: they must be the methods, bases and
     changed methods a comparison of the file's syntax trees before and after finds."""
-    project = Project()
-    options = CheckOptions(tuple(select_interfaces(_packs(tree))))
-    findings = check_files(discover([tree]).files, options, project).findings
-    plan = fixmod.plan_fixes(findings, project, roots=[tree])
+    findings, plan = _planned(tree)
     for ff in plan.files:
         assert set(ff.writes) == _changes(ff.old, ff.new), ff.path
         assert len(ff.writes) == len(set(ff.writes))
